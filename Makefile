@@ -1,0 +1,36 @@
+# Two commands set everything up on a fresh machine:
+#   make demo   install, ingest the curated knowledge, query it, and generate a verified kernel
+#   make test   install and run the test suite (what CI runs)
+# Everything lives in .venv; nothing is installed system-wide.
+
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+# Keep the demo's knowledge base inside the checkout unless the user points elsewhere.
+export AKG_RAG_DATA_DIR ?= $(CURDIR)/.akg/data
+
+.PHONY: install demo test bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/akg-ingest knowledge/
+	$(BIN)/akg-rag query --task knowledge/kernels/softmax/task.py --dsl triton --backend cuda --explain
+	$(BIN)/akg-rag generate examples/softmax_task.py --dsl cpp --backend cpu --scale small --out runs/demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/ingest_bench.py
+	$(BIN)/python benchmarks/retrieval_bench.py
+
+clean:
+	rm -rf $(VENV) .akg runs reports
