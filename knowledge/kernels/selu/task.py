@@ -1,4 +1,7 @@
-"""SELU activation on a (batch, dim) float32 tensor: y = scale * (max(0, x) + min(0, alpha * (exp(x) - 1))) with the fixed SELU constants.
+"""SELU activation on a (batch, dim) float32 tensor.
+
+y = scale * (max(0, x) + min(0, alpha * (exp(x) - 1))) with the fixed SELU constants
+(alpha ~ 1.6733, scale ~ 1.0507).
 
 Elementwise, memory-bound. With AKG_TASK_SCALE=small the row length is not a multiple of any
 power-of-two block, so a kernel's tail masking is exercised.

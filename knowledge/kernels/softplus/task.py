@@ -1,4 +1,6 @@
-"""Softplus activation on a (batch, dim) float32 tensor: y = log(1 + exp(x)) (beta = 1; linear above threshold 20).
+"""Softplus activation on a (batch, dim) float32 tensor.
+
+y = log(1 + exp(x)) with the defaults beta = 1 and threshold = 20 (y = x where x > 20).
 
 Elementwise, memory-bound. With AKG_TASK_SCALE=small the row length is not a multiple of any
 power-of-two block, so a kernel's tail masking is exercised.

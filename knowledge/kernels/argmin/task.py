@@ -1,0 +1,42 @@
+"""Argmin over dim 1 of a (batch, dim1, dim2) float32 tensor: int64 indices, shape (batch, dim2).
+
+y = argmin(x, dim=1): the index of the first minimum along dim 1 (ties resolve to the lowest index).
+
+The reduced dimension is the middle one (stride dim2), so consecutive outputs read consecutive
+addresses: a kernel can keep loads coalesced by vectorising over dim2 and looping over dim1.
+"""
+
+import os
+
+import torch
+import torch.nn as nn
+
+SCALE = os.environ.get("AKG_TASK_SCALE", "full")
+
+
+class Model(nn.Module):
+    """Argmin along dimension ``dim`` (1 here)."""
+
+    def __init__(self, dim: int):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Return the int64 index of the minimum over self.dim (the dimension is removed)."""
+        return torch.argmin(x, dim=self.dim)
+
+
+if SCALE == "small":
+    batch_size, dim1, dim2 = 3, 37, 53
+else:
+    batch_size, dim1, dim2 = 16, 256, 256
+reduce_dim = 1
+
+
+def get_inputs():
+    x = torch.randn(batch_size, dim1, dim2)
+    return [x]
+
+
+def get_init_inputs():
+    return [reduce_dim]
