@@ -1,0 +1,128 @@
+"""The ``analyst`` node: reads the best kernel's measurements and steers the next optimisation pass.
+
+Deterministic rules come first and need no model: where the kernel sits against the roofline
+(arithmetic intensity from the task analysis, achieved GB/s and TFLOP/s from the verifier), how it
+compares with eager and ``torch.compile``, what the profiler's kernel list says when the verifier
+attached one (GPU), and which tunables the code exposes. With a chat model, those findings go into
+its prompt and its recommendations replace the rules' (the rules remain the fallback).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+
+from akg_rag.graph import prompts
+from akg_rag.graph.context import Context
+from akg_rag.graph.events import event, timed
+from akg_rag.graph.mutate import find_tunables
+from akg_rag.graph.services import get_chat_model
+from akg_rag.graph.state import Feedback, State
+
+# Arithmetic intensity (FLOP per byte of minimum traffic) below which a kernel is memory-bound. GPU
+# ridge points lie near 10-20 FLOP/B for fp32 CUDA cores and far higher for tensor cores; CPUs with
+# AVX2/AVX-512 near 5-15. 10 separates streaming ops (<1) from GEMM-like ones (>>10) on all of them.
+MEMORY_BOUND_INTENSITY = 10.0
+
+
+def findings(analysis: dict[str, Any], result: dict[str, Any] | None, code: str, dsl: str) -> list[str]:
+    """Rule-based findings and recommendations for a verified kernel, most important first."""
+    out: list[str] = []
+    timings = (result or {}).get("timings") or {}
+    flops, min_bytes = analysis.get("flops") or 0, analysis.get("min_bytes") or 0
+    intensity = flops / min_bytes if min_bytes else 0.0
+    memory_bound = intensity < MEMORY_BOUND_INTENSITY
+    out.append(f"{'memory' if memory_bound else 'compute'}-bound: arithmetic intensity {intensity:.2f} FLOP/B "
+               f"({flops} FLOPs over {min_bytes} bytes minimum traffic)")
+    if timings.get("meaningful") is False:
+        out.append("timings come from an interpreter and do not rank candidates; measure on the target")
+    frac = timings.get("roofline_fraction")
+    if timings.get("achieved_gbps") is not None:
+        out.append(f"achieved {timings['achieved_gbps']:.1f} GB/s"
+                   + (f", {timings['achieved_tflops']:.3f} TFLOP/s" if timings.get("achieved_tflops") else "")
+                   + (f" = {frac:.0%} of the roofline" if frac is not None else ""))
+    if frac is not None and frac < 0.5:
+        if memory_bound:
+            out.append("far from the bandwidth roof: read each input once (fuse passes, e.g. an online "
+                       "max/sum for softmax), use contiguous vectorised loads, and give each program/thread "
+                       "a larger contiguous block")
+        else:
+            out.append("far from the compute roof: tile for data reuse (blocked loops in cache/shared "
+                       "memory), use the matrix units (tl.dot / SIMD FMA), and pipeline loads (more stages)")
+    speedup = timings.get("speedup_eager")
+    if speedup is not None and speedup < 1.0:
+        out.append(f"slower than eager ({speedup:.2f}x): check launch/parallel overhead at this size and "
+                   "whether the work per thread is too small")
+    if timings.get("speedup_compile") is not None and speedup is not None and timings["speedup_compile"] < 1.0 <= speedup:
+        out.append(f"beats eager but not torch.compile ({timings['speedup_compile']:.2f}x): fuse what "
+                   "compile fuses and avoid intermediate tensors")
+    out.extend(_profile_findings((result or {}).get("profile")))
+    tunables = find_tunables(code)
+    if tunables:
+        names = ", ".join(f"{t.name}={t.value}" for t in tunables[:6])
+        out.append(f"tunables to sweep: {names} (double/halve one at a time)")
+    elif dsl == "cpp":
+        out.append("no named tunables: expose the tile/chunk size as a constexpr so it can be tuned")
+    if dsl == "cpp":
+        out.append("C++/CPU: parallelise the outer loop with OpenMP (schedule(static)), keep inner loops "
+                   "contiguous with #pragma omp simd, and avoid per-element bounds checks in the hot loop")
+    elif dsl == "triton":
+        out.append("Triton: try num_warps 4/8 with BLOCK sizes of 1024-4096 for streaming ops; for "
+                   "reductions keep a whole row in one program when it fits")
+    return out
+
+
+def _profile_findings(profile: Any) -> list[str]:
+    """Findings from a profiler kernel list: [{name, time_us or cuda_time_us, count}] (GPU runs)."""
+    if not profile or not isinstance(profile, list):
+        return []
+    def t(k: dict[str, Any]) -> float:
+        return float(k.get("time_us") or k.get("cuda_time_us") or 0.0)
+    kernels = sorted((k for k in profile if isinstance(k, dict)), key=t, reverse=True)
+    total = sum(t(k) for k in kernels) or 1.0
+    top = ", ".join(f"{k.get('name', '?')[:40]} {t(k) / total:.0%}" for k in kernels[:3])
+    out = [f"profiler: {len(kernels)} kernel(s) per call; top: {top}"]
+    if len(kernels) > 1:
+        out.append("several kernels per call: fuse them so intermediates stay in registers/shared memory")
+    return out
+
+
+def _bullets(text: str) -> list[str]:
+    lines = [re.sub(r"^\s*(?:[-*]|\d+[.)])\s+", "", ln).strip() for ln in text.splitlines()
+             if re.match(r"^\s*(?:[-*]|\d+[.)])\s+", ln)]
+    return [ln for ln in lines if ln]
+
+
+@timed
+def analyst(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Write recommendations for the next optimisation pass and start it."""
+    ctx = runtime.context
+    best = state.get("best") or {}
+    code = best.get("code", "")
+    rules = findings(state.get("analysis", {}), {"timings": best.get("timings"),
+                                                 "profile": (state.get("last_result") or {}).get("profile")},
+                     code, state["dsl"])
+    recs, source = rules, "rules"
+    model = get_chat_model(ctx)
+    if model is not None:
+        timings = best.get("timings") or {}
+        prompt = prompts.ANALYST.format(
+            dsl=state["dsl"], backend=state["backend"], code=code.strip(),
+            measurements="\n".join(f"- {k}: {v}" for k, v in timings.items()) or "(none)",
+            findings="\n".join(f"- {f}" for f in rules))
+        answer = model.invoke([SystemMessage(prompts.SYSTEM), HumanMessage(prompt)])
+        llm_recs = _bullets(str(answer.content))
+        if llm_recs:
+            recs, source = llm_recs, "llm"
+    opt_pass = state.get("opt_pass", 0) + 1
+    text = (f"Optimisation pass {opt_pass}: make the current best kernel faster while keeping it "
+            "correct, following the analyst recommendations.")
+    return {
+        "recommendations": recs,
+        "opt_pass": opt_pass,
+        "feedback": Feedback(to="coder", kind="optimize", text=text),
+        "events": [event("analyst", "ok", f"pass {opt_pass} ({source}): {recs[0] if recs else ''}")],
+    }

@@ -1,0 +1,93 @@
+"""The ``finish`` node: the run's outcome, and the write-back of its verified kernel.
+
+The best verified kernel (if any) is added to the ``kernels`` collection with its task analysis,
+sketch and measured numbers, ``origin=run``. Record ids derive from target, operator, task and code,
+so a second identical run adds nothing; the next retrieval for the task finds the kernel.
+"""
+
+from __future__ import annotations
+
+import platform
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from akg_rag.graph.context import Context
+from akg_rag.graph.events import event, timed
+from akg_rag.graph.services import get_embedder, get_store
+from akg_rag.graph.state import State
+
+
+def _arch(backend: str) -> str:
+    """The architecture a kernel was verified on: the CPU's machine name or the GPU's ``sm_XY``."""
+    if backend == "cpu":
+        return platform.machine() or "cpu"
+    import torch
+
+    if torch.cuda.is_available():
+        major, minor = torch.cuda.get_device_capability()
+        return f"sm_{major}{minor}"
+    return backend
+
+
+def kernel_record(state: State, run_id: str) -> Any:
+    """The ``KernelRecord`` of the run's best kernel (origin=run)."""
+    from akg_rag.analysis import TaskAnalysis
+    from akg_rag.graph.mutate import find_tunables
+    from akg_rag.records import KernelRecord, KernelSidecar, Measured
+
+    best = state["best"]
+    analysis = TaskAnalysis.from_dict(state["analysis"])
+    timings = best.get("timings") or {}
+    meaningful = timings.get("meaningful", True) is not False
+    measured = Measured(**{k: timings.get(k) for k in ("candidate_ms", "eager_ms", "compile_ms",
+                                                       "speedup_eager", "speedup_compile")
+                           if meaningful and timings.get(k)},
+                        device=timings.get("device") or None, baseline=timings.get("baseline") or None,
+                        dtype=analysis.dtype)
+    sidecar = KernelSidecar(
+        dsl=state["dsl"], backend=state["backend"], arch=_arch(state["backend"]),
+        description=f"{analysis.op_name} kernel verified by a generation run ({best.get('origin') or 'llm'})",
+        tunables={t.name: t.value for t in find_tunables(best["code"])},
+        sketch=best.get("sketch", ""), measured=measured, origin="run")
+    return KernelRecord.build(sidecar, best["code"], analysis, source=f"run:{run_id}" if run_id else "run")
+
+
+def outcome(state: State) -> tuple[str, str]:
+    """Final status and one-line message from the best kernel and the conductor's last reason."""
+    reason = state.get("message", "")
+    best = state.get("best")
+    if best:
+        t = best.get("timings") or {}
+        figures = []
+        if t.get("candidate_ms") is not None:
+            figures.append(f"{t['candidate_ms']:.4g} ms")
+        if t.get("speedup_eager") is not None:
+            figures.append(f"{t['speedup_eager']:.2f}x vs eager")
+        if t.get("speedup_compile") is not None:
+            figures.append(f"{t['speedup_compile']:.2f}x vs torch.compile")
+        if t.get("meaningful") is False:
+            figures.append("timings not meaningful on this backend")
+        shown = f" ({', '.join(figures)})" if figures else ""
+        return "verified", f"verified kernel from attempt {best.get('iteration')}{shown}; {reason}"
+    if state.get("coder_outcome") == "no_match":
+        return "no_match", reason
+    return "failed", f"no verified kernel: {reason}"
+
+
+@timed
+def finish(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Set the outcome and write the verified kernel back to the knowledge base (once)."""
+    from akg_rag.records import add_kernel
+
+    ctx = runtime.context
+    status, message = outcome(state)
+    written: list[str] = list(state.get("written_back", []))
+    detail = message
+    if status == "verified" and ctx.write_back:
+        record = kernel_record(state, ctx.run_id)
+        added = add_kernel(get_store(ctx), get_embedder(ctx), record)
+        written.append(record.id)
+        detail += f" [{'written back' if added else 'already in the knowledge base'}: {record.id}]"
+    return {"status": status, "message": message, "written_back": written,
+            "events": [event("finish", status, detail)]}
