@@ -1,0 +1,130 @@
+"""``akg-rag generate``: run the agent graph on a task, print progress node by node, write the outputs.
+
+Only argument parsing and printing live here; the run itself is :mod:`akg_rag.graph`. Runs are
+checkpointed to SQLite in the output directory, so a killed run continues with ``--resume THREAD``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any, TextIO
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``generate`` subcommand."""
+    from akg_rag.dsl import BACKENDS, DSLS
+
+    p = subparsers.add_parser(
+        "generate", help="generate a verified kernel for a task with the agent graph",
+        description="Turn a KernelBench-format task into a verified kernel: retrieve, design a sketch, "
+                    "write code, verify, optimise. Without --llm the deterministic policies adapt a "
+                    "matching kernel from the knowledge base and tune it. Exits 0 with a verified kernel.")
+    p.add_argument("task", nargs="?", help="task file (Model, get_inputs, get_init_inputs); not needed with --resume")
+    p.add_argument("--dsl", choices=DSLS, help="target DSL (required unless --resume)")
+    p.add_argument("--backend", choices=BACKENDS, help="target backend (required unless --resume)")
+    p.add_argument("--llm", metavar="PROVIDER:MODEL", help="chat model: openai:MODEL, anthropic:MODEL, ollama:MODEL")
+    p.add_argument("--base-url", help="base URL of an OpenAI-compatible server or an Ollama host")
+    p.add_argument("--max-iters", type=int, default=8, help="coder attempts in the whole run (default 8)")
+    p.add_argument("--max-opt-passes", type=int, default=2, help="optimisation passes after the first verified kernel (default 2)")
+    p.add_argument("--max-designer-rounds", type=int, default=3, help="designer runs, retries included (default 3)")
+    p.add_argument("--max-wall", type=float, default=1800.0, metavar="SECONDS", help="wall-clock budget (default 1800)")
+    p.add_argument("--out", help="output directory (default runs/<thread-id>/)")
+    p.add_argument("--thread-id", help="name of this run's checkpoint thread (default: task name + time)")
+    p.add_argument("--resume", metavar="THREAD", help="continue the checkpointed run THREAD")
+    p.add_argument("--data-dir", help="knowledge store directory (default AKG_RAG_DATA_DIR or the XDG data dir)")
+    p.add_argument("--chroma-url", help="Chroma server URL (http://host:port) instead of the embedded store")
+    p.add_argument("--scale", choices=("small", "full"), help="AKG_TASK_SCALE for the project's tasks")
+    p.add_argument("--trials", type=int, default=5, help="correctness trials per candidate (default 5)")
+    p.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS", help="per-candidate verification limit")
+    p.add_argument("--no-write-back", action="store_true", help="do not add the verified kernel to the knowledge base")
+    p.add_argument("--json", action="store_true", help="print the final report as JSON on stdout (progress goes to stderr)")
+    p.set_defaults(func=run)
+
+
+def _progress_line(n: int, node: str, update: dict[str, Any]) -> str:
+    ev = (update.get("events") or [{}])[-1]
+    route = f"-> {ev['route']}" if ev.get("route") else ""
+    return f"[{n:>2}] {node:<9} {str(ev.get('status', '')):<15} {route:<12} {ev.get('detail', '')}".rstrip()
+
+
+def _context(args: argparse.Namespace, thread_id: str) -> Any:
+    from akg_rag.graph.context import Context
+    from akg_rag.verify import VerifyOptions
+
+    return Context(
+        llm=args.llm, base_url=args.base_url, data_dir=args.data_dir, chroma_url=args.chroma_url,
+        verify_options=VerifyOptions(trials=args.trials, timeout_s=args.timeout, scale=args.scale),
+        scale=args.scale, max_iterations=args.max_iters, max_opt_passes=args.max_opt_passes,
+        max_designer_rounds=args.max_designer_rounds, max_wall_s=args.max_wall,
+        write_back=not args.no_write_back, run_id=thread_id)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Handler of ``akg-rag generate``; returns 0 with a verified kernel, 1 otherwise."""
+    import sqlite3
+
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    from akg_rag.dsl import check_target
+    from akg_rag.errors import ConfigError
+    from akg_rag.graph.graph import build_graph, run_config, stream_run
+    from akg_rag.graph.report import build_report, write_outputs
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the embedding model ships in a package: never the hub
+    if args.resume:
+        thread_id = args.resume
+    else:
+        if not args.task or not args.dsl or not args.backend:
+            raise ConfigError("generate needs TASK, --dsl and --backend (or --resume THREAD)")
+        if not Path(args.task).is_file():
+            raise ConfigError(f"task file {args.task} does not exist")
+        check_target(args.dsl, args.backend)
+        thread_id = args.thread_id or f"{Path(args.task).stem}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:4]}"
+    out_dir = Path(args.out) if args.out else Path("runs") / thread_id
+    db = out_dir / "checkpoints.sqlite"
+    if args.resume and not db.is_file():
+        raise ConfigError(f"no checkpoint for thread {thread_id} at {db}; pass --out with the run's directory")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    context = _context(args, thread_id)
+    log: TextIO = sys.stderr if args.json else sys.stdout
+
+    conn = sqlite3.connect(str(db), check_same_thread=False)
+    try:
+        graph = build_graph(checkpointer=SqliteSaver(conn))
+        config = run_config(context, thread_id)
+        inputs: dict[str, Any] | None = None
+        if args.resume:
+            snapshot = graph.get_state(config)
+            if not snapshot.values:
+                raise ConfigError(f"thread {thread_id} has no checkpoint in {db}")
+            print(f"resuming {thread_id} before: {', '.join(snapshot.next) or 'nothing (finished)'}",
+                  file=log, flush=True)
+        else:
+            inputs = {"task_path": str(args.task), "dsl": args.dsl, "backend": args.backend}
+            print(f"run {thread_id}: {args.task} -> {args.dsl}/{args.backend} "
+                  f"({'llm ' + args.llm if args.llm else 'deterministic policies'}); outputs in {out_dir}",
+                  file=log, flush=True)
+        for n, (node, update) in enumerate(stream_run(graph, inputs, context, thread_id), 1):
+            print(_progress_line(n, node, update), file=log, flush=True)
+        state = dict(graph.get_state(config).values)
+    finally:
+        conn.close()
+
+    paths = write_outputs(state, out_dir, thread_id)
+    status, message = state.get("status", "running"), state.get("message", "")
+    if args.json:
+        print(json.dumps({**build_report(state, thread_id), "out_dir": str(out_dir),
+                          "files": {k: str(v) for k, v in paths.items()}}, indent=2, default=str))
+    else:
+        print(f"{status}: {message}")
+        print(f"outputs: {', '.join(str(p) for p in paths.values())}")
+    if status != "verified":
+        print(f"akg-rag: generate: {status}: {message}", file=sys.stderr)
+        return 1
+    return 0
