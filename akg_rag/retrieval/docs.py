@@ -89,16 +89,23 @@ def search_docs(
     collection: Any, index: DocIndex, query: np.ndarray, dsl: str | None, backend: str | None,
     n: int = 3, hardware_n: int = 1,
 ) -> tuple[list[DocHit], int]:
-    """The ``n`` best DSL chunks then the ``hardware_n`` best hardware chunks for the query.
+    """The ``n`` best chunks for the query: DSL chunks first, then up to ``hardware_n`` hardware ones.
 
-    Returns the hits and how many chunks passed the matching rules.
+    ``hardware_n`` of the ``n`` slots are kept for hardware chunks (never all of them when ``n`` > 1,
+    so at least one DSL chunk comes back); slots nobody fills go to the other kind. Returns the hits
+    and how many chunks passed the matching rules.
     """
-    if index.ids.size == 0 or (n <= 0 and hardware_n <= 0):
+    if index.ids.size == 0 or n <= 0:
         return [], 0
     q = normalize(np.asarray(query, dtype=np.float32).reshape(1, -1))[0]
     scores = exact_scores(index.matrix, q)  # a few thousand chunks: score them all exactly
     dsl_mask, hw_mask = index.masks(dsl, backend)
-    rows = list(top_k(scores, index.ids, n, dsl_mask)) + list(top_k(scores, index.ids, hardware_n, hw_mask))
+    hw_slots = min(hardware_n, n - 1) if n > 1 else 0
+    hw_rows = top_k(scores, index.ids, hw_slots, hw_mask)
+    dsl_rows = top_k(scores, index.ids, n - hw_rows.size, dsl_mask)
+    if dsl_rows.size + hw_rows.size < n:  # too few DSL chunks: give their slots to hardware ones
+        hw_rows = top_k(scores, index.ids, n - dsl_rows.size, hw_mask)
+    rows = [int(r) for r in dsl_rows] + [int(r) for r in hw_rows]
     full = fetch(collection, [str(index.ids[r]) for r in rows], documents=True)
     hits = []
     for r in rows:

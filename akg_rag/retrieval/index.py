@@ -90,6 +90,8 @@ class Scored:
 
     def vectors(self, rows: np.ndarray) -> np.ndarray:
         """The unit embeddings of ``rows`` (indices into this object), gathered into one matrix."""
+        if not self.parts:
+            return np.zeros((0, self.query.shape[0]), dtype=np.float32)
         if len(self.parts) == 1:
             return self.parts[0].matrix[self.local[rows]]
         out = np.empty((len(rows), self.parts[0].matrix.shape[1]), dtype=np.float32)

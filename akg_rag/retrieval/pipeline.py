@@ -143,7 +143,7 @@ class Retriever:
         stages.append(StageReport("fetch", len(rows), len(hits), _ms(t)))
 
         doc_hits = []
-        if docs > 0 or hardware_docs > 0:
+        if docs > 0:
             t = time.perf_counter()
             doc_index = self.doc_index()
             doc_hits, n_docs = search_docs(
