@@ -9,11 +9,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import time
 import uuid
 from pathlib import Path
 from typing import Any, TextIO
+
+
+# Set to a node name to have the process kill itself right after that node's first update: a killed
+# run at a known point, for testing --resume. Unset in normal use.
+HALT_ENV = "AKG_RAG_HALT_AFTER"
 
 
 def register(subparsers: Any) -> None:
@@ -41,6 +47,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--chroma-url", help="Chroma server URL (http://host:port) instead of the embedded store")
     p.add_argument("--scale", choices=("small", "full"), help="AKG_TASK_SCALE for the project's tasks")
     p.add_argument("--trials", type=int, default=5, help="correctness trials per candidate (default 5)")
+    p.add_argument("--no-compile-baseline", action="store_true",
+                   help="skip timing torch.compile of the reference (its first compile costs a while on CPU)")
     p.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS", help="per-candidate verification limit")
     p.add_argument("--no-write-back", action="store_true", help="do not add the verified kernel to the knowledge base")
     p.add_argument("--json", action="store_true", help="print the final report as JSON on stdout (progress goes to stderr)")
@@ -59,7 +67,8 @@ def _context(args: argparse.Namespace, thread_id: str) -> Any:
 
     return Context(
         llm=args.llm, base_url=args.base_url, data_dir=args.data_dir, chroma_url=args.chroma_url,
-        verify_options=VerifyOptions(trials=args.trials, timeout_s=args.timeout, scale=args.scale),
+        verify_options=VerifyOptions(trials=args.trials, timeout_s=args.timeout, scale=args.scale,
+                                     compile_baseline=not args.no_compile_baseline),
         scale=args.scale, max_iterations=args.max_iters, max_opt_passes=args.max_opt_passes,
         max_designer_rounds=args.max_designer_rounds, max_wall_s=args.max_wall,
         write_back=not args.no_write_back, run_id=thread_id)
@@ -110,8 +119,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"run {thread_id}: {args.task} -> {args.dsl}/{args.backend} "
                   f"({'llm ' + args.llm if args.llm else 'deterministic policies'}); outputs in {out_dir}",
                   file=log, flush=True)
+        halt_after = os.environ.get(HALT_ENV)
         for n, (node, update) in enumerate(stream_run(graph, inputs, context, thread_id), 1):
             print(_progress_line(n, node, update), file=log, flush=True)
+            if node == halt_after:
+                os.kill(os.getpid(), signal.SIGKILL)  # die as a killed run would: no cleanup at all
         state = dict(graph.get_state(config).values)
     finally:
         conn.close()
