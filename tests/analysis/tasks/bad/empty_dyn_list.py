@@ -1,0 +1,18 @@
+import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        return x
+
+
+def get_inputs():
+    return [torch.randn(4)]
+
+
+def get_inputs_dyn_list():
+    return []
+
+
+def get_init_inputs():
+    return []

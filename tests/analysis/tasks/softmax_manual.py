@@ -1,0 +1,20 @@
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        m = x.max(dim=1, keepdim=True)[0]
+        e = torch.exp(x - m)
+        return e / e.sum(dim=1, keepdim=True)
+
+
+def get_inputs():
+    return [torch.randn(64, 1024)]
+
+
+def get_init_inputs():
+    return []
