@@ -1,0 +1,142 @@
+"""Comparing a candidate's outputs with the reference's, and describing the first difference.
+
+Tolerances: ``|actual - expected| <= atol + rtol * |expected|`` elementwise, with atol = rtol = 1e-4
+for float32/float64 and 1e-2 for float16/bfloat16; integers and booleans must match exactly.
+Non-finite values: a NaN passes only where the reference has a NaN at the same index (the reference
+itself defines the value there), an infinity only where the reference has the same infinity.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+# (atol, rtol) by output dtype
+TOLERANCES: dict[torch.dtype, tuple[float, float]] = {
+    torch.float64: (1e-4, 1e-4),
+    torch.float32: (1e-4, 1e-4),
+    torch.float16: (1e-2, 1e-2),
+    torch.bfloat16: (1e-2, 1e-2),
+}
+
+
+def tolerance(dtype: torch.dtype) -> tuple[float, float]:
+    """Default (atol, rtol) for ``dtype``; exact (0, 0) for integer and boolean dtypes."""
+    if dtype in TOLERANCES:
+        return TOLERANCES[dtype]
+    if dtype.is_floating_point or dtype.is_complex:
+        return (1e-2, 1e-2)  # float8 and friends: no finer check is meaningful
+    return (0.0, 0.0)
+
+
+def as_tensor_list(out: Any) -> list[torch.Tensor] | None:
+    """Outputs as a flat list of tensors (a tensor, or a tuple/list of them); None if not that."""
+    if isinstance(out, torch.Tensor):
+        return [out]
+    if isinstance(out, (tuple, list)) and all(isinstance(t, torch.Tensor) for t in out):
+        return list(out)
+    return None
+
+
+def _unravel(flat: int, shape: tuple[int, ...]) -> list[int]:
+    idx = []
+    for size in reversed(shape):
+        idx.append(flat % size if size else 0)
+        flat = flat // size if size else 0
+    return list(reversed(idx))
+
+
+def _scalar(t: torch.Tensor) -> float | int | bool | str:
+    v = t.item()
+    if isinstance(v, float) and v != v:
+        return "nan"
+    if isinstance(v, float) and v in (float("inf"), float("-inf")):
+        return str(v)
+    return v
+
+
+def compare_tensor(expected: torch.Tensor, actual: torch.Tensor, atol: float | None = None,
+                   rtol: float | None = None) -> dict[str, Any] | None:
+    """None when ``actual`` matches ``expected``; otherwise a dict describing the first difference."""
+    if tuple(actual.shape) != tuple(expected.shape):
+        return {"reason": "shape", "expected_shape": list(expected.shape), "actual_shape": list(actual.shape)}
+    if actual.dtype != expected.dtype:
+        return {"reason": "dtype", "expected_dtype": str(expected.dtype).replace("torch.", ""),
+                "actual_dtype": str(actual.dtype).replace("torch.", "")}
+    d_atol, d_rtol = tolerance(expected.dtype)
+    atol = d_atol if atol is None else atol
+    rtol = d_rtol if rtol is None else rtol
+    e = expected.detach()
+    a = actual.detach().to(e.device)
+    if e.is_complex():
+        e, a = torch.view_as_real(e), torch.view_as_real(a)
+    if not (e.is_floating_point()):
+        bad = a != e
+        diff = (a.to(torch.float64) - e.to(torch.float64)).abs()
+        ef = e.to(torch.float64)
+    else:
+        ef, af = e.to(torch.float64), a.to(torch.float64)
+        diff = (af - ef).abs()
+        ok = diff <= atol + rtol * ef.abs()
+        ok |= torch.isnan(ef) & torch.isnan(af)
+        ok |= torch.isinf(ef) & (af == ef)
+        bad = ~ok
+    n_bad = int(bad.sum().item())
+    if n_bad == 0:
+        return None
+    flat = int(bad.reshape(-1).nonzero()[0].item())
+    finite = torch.isfinite(diff)
+    max_abs = float(diff[finite].max().item()) if bool(finite.any()) else float("nan")
+    rel = diff / ef.abs().clamp_min(1e-12)
+    max_rel = float(rel[finite].max().item()) if bool(finite.any()) else float("nan")
+    shape = tuple(e.shape)
+    return {
+        "reason": "values",
+        "index": _unravel(flat, shape),
+        "expected": _scalar(e.reshape(-1)[flat]),
+        "actual": _scalar(a.reshape(-1)[flat]),
+        "mismatched": n_bad,
+        "numel": e.numel(),
+        "max_abs_err": max_abs,
+        "max_rel_err": max_rel,
+        "nan_in_actual": bool(torch.isnan(a).any().item()) if a.is_floating_point() else False,
+        "atol": atol,
+        "rtol": rtol,
+    }
+
+
+def compare_outputs(expected: Any, actual: Any, atol: float | None = None,
+                    rtol: float | None = None) -> dict[str, Any] | None:
+    """Compare whole outputs (tensor or tuple/list of tensors); None on a match."""
+    exp = as_tensor_list(expected)
+    act = as_tensor_list(actual)
+    if exp is None:
+        raise TypeError(f"the reference returned {type(expected).__name__}, not tensors")
+    if act is None:
+        return {"reason": "structure", "detail": f"candidate returned {type(actual).__name__}, "
+                f"expected {'a tensor' if len(exp) == 1 else f'{len(exp)} tensors'}"}
+    if len(act) != len(exp):
+        return {"reason": "structure", "detail": f"candidate returned {len(act)} tensors, expected {len(exp)}"}
+    for i, (e, a) in enumerate(zip(exp, act)):
+        m = compare_tensor(e, a, atol, rtol)
+        if m is not None:
+            m["output"] = i
+            return m
+    return None
+
+
+def describe(m: dict[str, Any]) -> str:
+    """A sentence a coder can act on, from a mismatch dict."""
+    where = f"output {m.get('output', 0)}" + (f", input set {m['input_set']}" if "input_set" in m else "") \
+        + (f", trial {m['trial']}" if "trial" in m else "")
+    if m["reason"] == "structure":
+        return f"{where}: {m['detail']}"
+    if m["reason"] == "shape":
+        return f"{where}: shape {m['actual_shape']} but the reference has {m['expected_shape']}"
+    if m["reason"] == "dtype":
+        return f"{where}: dtype {m['actual_dtype']} but the reference has {m['expected_dtype']}"
+    return (f"{where}: {m['mismatched']} of {m['numel']} elements differ; first at index {m['index']}: "
+            f"expected {m['expected']}, got {m['actual']}; max abs error {m['max_abs_err']:.3g}, "
+            f"max rel error {m['max_rel_err']:.3g} (atol={m['atol']:g}, rtol={m['rtol']:g})"
+            + ("; the output contains NaN" if m.get("nan_in_actual") else ""))

@@ -1,0 +1,44 @@
+"""The guard vocabulary: every rule a candidate can break, by name, with what it means.
+
+Static checks (:mod:`akg_rag.verify.static`) and run-time hooks (:mod:`akg_rag.verify.hooks`)
+report violations under these names, so feedback, tests and docs agree on one list.
+"""
+
+from __future__ import annotations
+
+GUARDS: dict[str, str] = {
+    "no_kernel": "no kernel of the declared DSL is defined and launched (static) or ran (run time)",
+    "try_fallback": "a try/except handler falls back to torch ops or the reference model",
+    "reference_call": "the candidate uses the task's reference Model or imports the task module",
+    "torch_fallback": "torch ops called by the candidate already compute everything the reference does",
+    "spawn": "threads, processes or signals to other processes",
+    "side_stream": "work on a CUDA stream other than the current one (escapes the timing events)",
+    "patched_timer": "timers or synchronisation were replaced (time.*, torch.cuda.Event/synchronize)",
+    "monkeypatch": "torch, builtins, the verifier or another module's attributes were replaced",
+    "introspection": "frame, globals, garbage-collector or process-memory introspection",
+    "dynamic_code": "eval/exec/compile/__import__/importlib/pickle: code the scan cannot see",
+    "file_access": "opening, writing or removing files (kernels need no file IO)",
+    "early_exit": "the process exited (os._exit, sys.exit) before the verifier wrote its verdict",
+    "forged_result": "the verdict file was written by something other than the verifier",
+    "cached_output": "outputs reused across calls, or correct only on the inputs seen before timing",
+    "inputs_modified": "the candidate changed its inputs in place (the reference does not)",
+}
+
+
+def violation(name: str, detail: str) -> dict[str, str]:
+    """A violation record ``{name, detail}``; ``name`` must be one of :data:`GUARDS`."""
+    if name not in GUARDS:
+        raise ValueError(f"unknown guard {name!r}; known: {', '.join(GUARDS)}")
+    return {"name": name, "detail": detail}
+
+
+def dedupe(violations: list[dict[str, str]]) -> list[dict[str, str]]:
+    """Drop repeated (name, detail) pairs, keeping first-seen order."""
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for v in violations:
+        key = (v["name"], v["detail"])
+        if key not in seen:
+            seen.add(key)
+            out.append(v)
+    return out

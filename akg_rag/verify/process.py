@@ -1,0 +1,125 @@
+"""Starting, watching and killing the verification child and everything it started.
+
+The child runs in a new session, so its process group holds it and whatever it forks. A process
+that calls ``setsid`` leaves the group, so the process tree is also walked through ``/proc`` (parent
+links) before anything is killed. Linux only, like the rest of the sandbox.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+@dataclass
+class Outcome:
+    """How the child ended: exit status (negative = killed by that signal) and why we stopped it."""
+
+    returncode: int | None
+    timed_out: bool = False
+    rss_exceeded: bool = False
+    seconds: float = 0.0
+
+
+def _stat_table() -> dict[int, tuple[int, int, int]]:
+    """pid -> (ppid, pgrp, rss pages) of every visible process."""
+    table = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                data = f.read().decode("ascii", "replace")
+        except OSError:
+            continue
+        fields = data[data.rfind(")") + 2:].split()  # after "pid (comm) "
+        try:
+            table[int(entry)] = (int(fields[1]), int(fields[2]), int(fields[21]))
+        except (IndexError, ValueError):
+            continue
+    return table
+
+
+def tree(pid: int, table: dict[int, tuple[int, int, int]] | None = None, alive: bool = True) -> set[int]:
+    """``pid`` (when ``alive``), its descendants and every member of its process group.
+
+    Pass ``alive=False`` once ``pid`` has been reaped: its number may belong to someone else now,
+    but a process group keeps its id while any member lives.
+    """
+    table = _stat_table() if table is None else table
+    members = {p for p, (_, pgrp, _) in table.items() if pgrp == pid}
+    found = ({pid} if alive else set()) | members
+    frontier = list(found)
+    while frontier:
+        parent = frontier.pop()
+        for p, (ppid, _, _) in table.items():
+            if ppid == parent and p not in found:
+                found.add(p)
+                frontier.append(p)
+    return found
+
+
+def tree_rss_mb(pid: int) -> float:
+    """Resident memory of the whole tree of ``pid`` in MiB."""
+    table = _stat_table()
+    return sum(table[p][2] for p in tree(pid, table) if p in table) * PAGE_BYTES / (1024 * 1024)
+
+
+def kill_tree(pid: int, alive: bool = True) -> None:
+    """SIGKILL ``pid``'s tree and process group; a no-op for what is already gone."""
+    for p in tree(pid, alive=alive):
+        if p == os.getpid():
+            continue
+        try:
+            os.kill(p, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def run_child(argv: list[str], *, key: bytes, cwd: Path, env: dict[str, str], log_path: Path,
+              timeout_s: float, rss_limit_mb: int | None = None, poll_s: float = 0.1) -> Outcome:
+    """Run ``argv + [key_fd]`` with ``key`` waiting on the pipe ``key_fd``; wait, watch, clean up."""
+    read_fd, write_fd = os.pipe()
+    try:
+        os.write(write_fd, key)
+    finally:
+        os.close(write_fd)
+    started = time.monotonic()
+    try:
+        with open(log_path, "wb") as log:
+            proc = subprocess.Popen(argv + [str(read_fd)], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                                    stdout=log, stderr=subprocess.STDOUT, pass_fds=(read_fd,),
+                                    start_new_session=True)
+    finally:
+        os.close(read_fd)
+    outcome = Outcome(returncode=None)
+    try:
+        while True:
+            try:
+                proc.wait(timeout=poll_s)
+                break
+            except subprocess.TimeoutExpired:
+                pass
+            if time.monotonic() - started > timeout_s:
+                outcome.timed_out = True
+                break
+            if rss_limit_mb is not None and tree_rss_mb(proc.pid) > rss_limit_mb:
+                outcome.rss_exceeded = True
+                break
+    finally:
+        # before wait() reaps it, the child's pid cannot be reused, so its tree is safe to walk
+        kill_tree(proc.pid, alive=proc.poll() is None)
+        proc.wait()
+    outcome.returncode = proc.returncode
+    outcome.seconds = time.monotonic() - started
+    return outcome

@@ -1,0 +1,183 @@
+"""``verify()``: the parent side of a sandboxed verification.
+
+The parent scans the candidate statically, then starts ``python -P -m akg_rag.verify.child`` in a
+new session (its own process group) with a private working directory, a stripped environment and a
+per-verification key on an inherited pipe. It enforces the wall-clock limit (and, on GPU, an RSS
+limit), kills the child's whole process tree when it ends, and trusts only a verdict sealed with
+the key. Whatever the child does -- crash, hang, exit early, print fake results -- the caller gets a
+:class:`VerifyResult`, never an exception.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from akg_rag.dsl import check_target
+from akg_rag.errors import ConfigError, TaskError
+from akg_rag.task import read_source
+from akg_rag.verify import env as envmod
+from akg_rag.verify import process
+from akg_rag.verify.guards import violation
+from akg_rag.verify.options import VerifyOptions
+from akg_rag.verify.result import Timings, VerifyResult
+from akg_rag.verify.seal import new_key, unseal
+from akg_rag.verify.static import scan_source
+
+LOG_TAIL_CHARS = 4000
+
+
+def _require_cuda() -> None:
+    try:
+        import torch
+    except ImportError as e:
+        raise ConfigError(f"torch is not importable ({e}); install torch to verify kernels") from None
+    if not torch.cuda.is_available():
+        raise ConfigError("no CUDA device: backend 'cuda' needs a GPU; verify on a GPU machine "
+                          "(e.g. through an executor) or use --backend cpu (cpp, or triton via the interpreter)")
+
+
+def verify(task: str | Path, candidate: str | Path | None = None, *, candidate_source: str | None = None,
+           dsl: str, backend: str, options: VerifyOptions | dict[str, Any] | None = None) -> VerifyResult:
+    """Verify one candidate for one task on one target; see the module docstring.
+
+    Raises ``ConfigError`` for an unknown or unrunnable target and ``TaskError`` for a task that
+    does not load or whose reference fails; every candidate failure is a result.
+    """
+    check_target(dsl, backend)
+    if backend == "ascend":
+        raise ConfigError("backend 'ascend' is documented knowledge only: no NPU runtime to verify on")
+    opts = options if isinstance(options, VerifyOptions) else VerifyOptions.from_dict(options)
+    task_path = Path(task)
+    task_source = read_source(task_path)
+    if candidate_source is None:
+        if candidate is None:
+            raise ConfigError("verify() needs a candidate path or candidate_source")
+        candidate_source = read_source(candidate)
+    if backend == "cuda":
+        _require_cuda()
+    started = time.monotonic()
+    base = dict(dsl=dsl, backend=backend, task=str(task_path),
+                candidate=str(candidate) if candidate is not None else "<source>")
+
+    static = scan_source(candidate_source, dsl)
+    if static.syntax_error:
+        return VerifyResult("compile_error", feedback=f"syntax error: {static.syntax_error}", **base)
+    if not static.has_model_new:
+        return VerifyResult("compile_error", feedback="the candidate defines no class ModelNew", **base)
+    if opts.static_guards and static.violations:
+        lines = [f"- {v['name']}: {v['detail']}" for v in static.violations]
+        return VerifyResult("guard_violation", feedback="static guard violations (nothing was run):\n"
+                            + "\n".join(lines), guard_violations=static.violations, **base,
+                            wall_s=round(time.monotonic() - started, 3))
+    result = _run_child(task_path, task_source, candidate_source, dsl, backend, opts, base)
+    result.wall_s = round(time.monotonic() - started, 3)
+    return result
+
+
+def _run_child(task_path: Path, task_source: str, candidate_source: str, dsl: str, backend: str,
+               opts: VerifyOptions, base: dict[str, Any]) -> VerifyResult:
+    memory_mb = opts.memory_mb or envmod.default_memory_mb(backend)
+    root = Path(tempfile.mkdtemp(prefix="akg-verify-"))
+    try:
+        work = root / "work"
+        work.mkdir()
+        (root / "ref").mkdir()
+        ref_path = root / "ref" / task_path.name
+        ref_path.write_text(task_source, encoding="utf-8")
+        cand_path = work / "candidate.py"
+        cand_path.write_text(candidate_source, encoding="utf-8")
+        job = {"task_path": str(ref_path), "task_source": task_source, "candidate_path": str(cand_path),
+               "dsl": dsl, "backend": backend, "options": opts.to_dict(), "memory_mb": memory_mb}
+        (root / "job.json").write_text(json.dumps(job))
+        ext_dir = envmod.extensions_dir(candidate_source, opts.cache_dir)
+        env = envmod.child_env(dsl=dsl, backend=backend, extensions_dir=str(ext_dir), scale=opts.scale)
+        key = new_key()
+        outcome = process.run_child(
+            [sys.executable, "-P", "-m", "akg_rag.verify.child", str(root)], key=key, cwd=work, env=env,
+            log_path=root / "child.log", timeout_s=opts.timeout_s,
+            rss_limit_mb=memory_mb if backend == "cuda" else None)
+        log = _tail(root / "child.log")
+        phase = _read(root / "phase.txt") or "starting"
+        return _interpret(root, key, outcome, log, phase, opts, memory_mb, task_path, base)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _interpret(root: Path, key: bytes, outcome: process.Outcome, log: str, phase: str,
+               opts: VerifyOptions, memory_mb: int, task_path: Path, base: dict[str, Any]) -> VerifyResult:
+    """Turn what the child left behind into a VerifyResult."""
+    if outcome.timed_out:
+        return VerifyResult("timeout", feedback=f"did not finish within {opts.timeout_s:g} s (killed while "
+                            f"{phase}); look for an infinite loop, a deadlock or a far too slow kernel",
+                            log=log, **base)
+    if outcome.rss_exceeded:
+        return VerifyResult("crashed", feedback=f"exceeded the memory limit of {memory_mb} MB while {phase} "
+                            "(killed)", log=log, **base)
+    raw = _read(root / "result.json")
+    if raw is not None:
+        try:
+            sealed = json.loads(raw)
+        except ValueError:
+            sealed = None
+        verdict = unseal(sealed, key)
+        if verdict is None:
+            v = violation("forged_result", "the verdict file does not carry the verifier's seal")
+            return VerifyResult("guard_violation", feedback="guard violation: forged_result: the verdict "
+                                "was not written by the verifier", guard_violations=[v], log=log, **base)
+        if "task_error" in verdict:
+            raise TaskError(task_path, verdict["task_error"])
+        return _from_verdict(verdict, log, base)
+    code = outcome.returncode
+    tail = "\n".join(log.strip().splitlines()[-15:])
+    if code == 0:
+        v = violation("early_exit", f"the process exited with status 0 while {phase}, before the verdict")
+        return VerifyResult("guard_violation", feedback="guard violation: early_exit: the process exited "
+                            f"before the verifier wrote its verdict (while {phase})", guard_violations=[v],
+                            log=log, **base)
+    if code is not None and code < 0:
+        name = _signal_name(-code)
+        why = {"SIGSEGV": "segmentation fault (out-of-bounds access?)", "SIGABRT": "aborted",
+               "SIGBUS": "bus error (misaligned or unmapped access)", "SIGFPE": "arithmetic fault",
+               "SIGKILL": "killed (out of memory?)", "SIGILL": "illegal instruction"}.get(name, name)
+        feedback = f"crashed while {phase}: {why}"
+    else:
+        feedback = f"exited with status {code} while {phase} without a verdict"
+    return VerifyResult("crashed", feedback=feedback + (f"\n{tail}" if tail else ""), log=log, **base)
+
+
+def _from_verdict(v: dict[str, Any], log: str, base: dict[str, Any]) -> VerifyResult:
+    notes = v.get("notes") or []
+    return VerifyResult(
+        status=v["status"], feedback=v.get("feedback", ""),
+        guard_violations=list(v.get("guard_violations") or []), mismatch=v.get("mismatch"),
+        timings=Timings.from_dict(v["timings"]) if v.get("timings") else None,
+        review=bool(v.get("review")), partial=bool(v.get("partial")),
+        partial_ops=list(v.get("partial_ops") or []), builds=list(v.get("builds") or []),
+        log=("\n".join(f"note: {n}" for n in notes) + "\n" + log).strip(), **base)
+
+
+def _signal_name(num: int) -> str:
+    try:
+        return signal.Signals(num).name
+    except ValueError:
+        return f"signal {num}"
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _tail(path: Path) -> str:
+    text = _read(path) or ""
+    return text[-LOG_TAIL_CHARS:]
