@@ -1,0 +1,95 @@
+"""``akg-rag verify TASK CANDIDATE --dsl D --backend B``: verify one kernel candidate.
+
+Prints the verdict, the feedback a coder needs and the timings (or JSON with ``--json``); the exit
+code is 0 only for a correct candidate. Nothing heavy is imported until the command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+
+def add_common_arguments(p: argparse.ArgumentParser) -> None:
+    """Target, protocol and output flags shared by ``verify`` and ``bench``."""
+    from akg_rag.dsl import BACKENDS, DSLS
+
+    p.add_argument("--dsl", required=True, choices=DSLS, help="DSL of the candidate kernels")
+    p.add_argument("--backend", required=True, choices=BACKENDS, help="where the kernels run")
+    p.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    p.add_argument("--trials", type=int, default=5, help="correctness trials with fresh inputs (default 5)")
+    p.add_argument("--timeout", type=float, default=300.0, metavar="S",
+                   help="wall-clock limit per candidate in seconds, build included (default 300)")
+    p.add_argument("--scale", choices=("small", "full"), default=None,
+                   help="AKG_TASK_SCALE for the project's tasks: small shapes for a CPU, full for a GPU")
+    p.add_argument("--no-timing", action="store_true", help="check correctness only")
+    p.add_argument("--no-compile-baseline", action="store_true",
+                   help="skip timing torch.compile of the reference (slow to compile on CPU)")
+    p.add_argument("--runs", type=int, default=None, help="timed runs (default: as many as fit ~1 s)")
+    p.add_argument("--memory-mb", type=int, default=None, help="memory cap of the child process")
+    p.add_argument("--device", default=None, help="torch device for cuda backends, e.g. cuda:1")
+    p.add_argument("--cache-dir", default=None,
+                   help="extension build cache root (default $AKG_RAG_CACHE_DIR or ~/.cache/akg-rag)")
+
+
+def options_from_args(args: argparse.Namespace) -> Any:
+    """VerifyOptions from the parsed common flags."""
+    from akg_rag.verify.options import VerifyOptions
+
+    return VerifyOptions(trials=args.trials, timeout_s=args.timeout, scale=args.scale,
+                         timing=not args.no_timing, compile_baseline=not args.no_compile_baseline,
+                         runs=args.runs, memory_mb=args.memory_mb, device=args.device,
+                         cache_dir=args.cache_dir)
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``verify`` subcommand."""
+    p = subparsers.add_parser(
+        "verify", help="verify one kernel candidate against its task",
+        description="Run a candidate (ModelNew) against a KernelBench-format task in a sandboxed "
+                    "child process: correctness on several trials, guards, and timing against eager "
+                    "and torch.compile. Exit code 0 only when correct.")
+    p.add_argument("task", help="task file (Model, get_inputs, get_init_inputs)")
+    p.add_argument("candidate", help="candidate file (ModelNew)")
+    add_common_arguments(p)
+    p.set_defaults(func=run)
+
+
+def format_result(r: Any) -> str:
+    """Human-readable verdict: status, feedback, guards, timings."""
+    lines = [f"status: {r.status}" + ("  (flagged for review)" if r.review else "")]
+    if r.feedback:
+        lines += ["feedback:"] + [f"  {ln}" for ln in r.feedback.splitlines()]
+    for b in r.builds:
+        lines.append(f"build: {b['name']} {'cached' if b['cached'] else 'compiled'} in {b['seconds']:.2f} s")
+    t = r.timings
+    if t is not None and t.candidate_ms is not None:
+        def ms(v: float | None) -> str:
+            return "-" if v is None else f"{v:.4g} ms"
+
+        lines.append(f"timings on {t.device} (median of {t.runs} runs, {t.warmup} warm-up):"
+                     + ("" if t.meaningful else "  NOT MEANINGFUL (interpreter)"))
+        lines.append(f"  candidate {ms(t.candidate_ms)}   eager {ms(t.eager_ms)}   torch.compile "
+                     f"{ms(t.compile_ms) if t.compile_ms else t.compile_status}")
+        if t.speedup_eager:
+            sc = f", {t.speedup_compile:.3g}x vs torch.compile" if t.speedup_compile else ""
+            lines.append(f"  speedup {t.speedup_eager:.3g}x vs eager{sc}")
+        if t.achieved_gbps or t.achieved_tflops:
+            frac = f", {t.roofline_fraction * 100:.1f}% of roofline" if t.roofline_fraction else ""
+            lines.append(f"  achieved {t.achieved_gbps or 0:.3g} GB/s, {t.achieved_tflops or 0:.3g} TFLOP/s{frac}")
+    lines.append(f"wall time {r.wall_s:.1f} s")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Handler of ``akg-rag verify``."""
+    from akg_rag.verify.runner import verify
+
+    result = verify(args.task, args.candidate, dsl=args.dsl, backend=args.backend,
+                    options=options_from_args(args))
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+    else:
+        print(format_result(result))
+    return 0 if result.ok else 1
