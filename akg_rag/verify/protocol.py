@@ -79,6 +79,8 @@ class Protocol:
         if not torch.cuda.is_available():
             raise TaskProblem("no CUDA device in the verification child")
         device = torch.device(self.opts.device or "cuda")
+        if device.index is None:  # set_device and the timers want an explicit index
+            device = torch.device("cuda", torch.cuda.current_device())
         torch.cuda.set_device(device)
         return device
 
