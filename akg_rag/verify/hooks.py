@@ -253,8 +253,9 @@ class Hooks:
             owners["torch.cuda"] = torch.cuda
             owners["torch.cuda.Event"] = torch.cuda.Event
         for label, owner in owners.items():
-            d = vars(owner)
-            keep = {k: v for k, v in d.items() if not k.startswith("_") or k in _PRIVATE_WATCHED}
+            keep = {k: v for k, v in vars(owner).items() if not k.startswith("_")}
+            # watched dunders may be inherited (Tensor.__sub__ lives on TensorBase): read them through getattr
+            keep.update({k: _lookup(owner, k) for k in _PRIVATE_WATCHED if _lookup(owner, k) is not _MISSING})
             self._snapshot[label] = (owner, keep)
         self._sys_watch = {k: getattr(sys, k) for k in ("_getframe", "settrace", "setprofile", "exit")}
 
@@ -262,8 +263,7 @@ class Hooks:
         """Violations for every watched attribute replaced since :meth:`install`."""
         found = []
         for label, (owner, keep) in self._snapshot.items():
-            d = vars(owner)
-            changed = [k for k, v in keep.items() if d.get(k, _MISSING) is not v]
+            changed = [k for k, v in keep.items() if _lookup(owner, k) is not v]
             for k in changed[:5]:
                 full = f"{label}.{k}"
                 timer = label in ("time", "torch.cuda", "torch.cuda.Event") and (
@@ -281,6 +281,19 @@ _MISSING = object()
 _PRIVATE_WATCHED = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__sub__", "__abs__",
                     "__getitem__", "__call__", "__bool__", "__float__", "_call_impl", "_getframe",
                     "__import__", "__build_class__"}
+
+
+def _lookup(owner: Any, name: str) -> Any:
+    """The raw attribute ``name`` of a module, or of a class through its MRO (no binding).
+
+    Watched dunders may be inherited (``Tensor.__sub__`` lives on ``TensorBase``); ``getattr`` would
+    return a fresh bound method each time, so identity could not be compared.
+    """
+    for cls in owner.__mro__ if isinstance(owner, type) else (owner,):
+        d = vars(cls)
+        if name in d:
+            return d[name]
+    return _MISSING
 
 
 def _so_files() -> dict[str, float]:

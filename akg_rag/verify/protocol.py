@@ -181,6 +181,11 @@ class Protocol:
         self._sync()
         return out
 
+    def _flag(self, name: str, detail: str) -> None:
+        """Record a per-call violation once (the first call that shows it is the useful one)."""
+        if name not in {v["name"] for v in self.violations}:
+            self.violations.append(violation(name, detail))
+
     def _check_call(self, model: Any, inputs: list[Any], where: str, rec: OpRecorder,
                     prev_ptrs: tuple[int, ...]) -> tuple[Any, tuple[int, ...]]:
         """One guarded candidate call on a copy of ``inputs``; returns (output, its storages)."""
@@ -192,15 +197,13 @@ class Protocol:
         with rec:
             out = self._call(model, cin)
         if self.hooks.launches == launches and len(rec.custom) == custom and self.dsl != "tilelang":
-            self.violations.append(violation(
-                "no_kernel", f"forward ran without launching a {self.dsl} kernel ({where})"))
+            self._flag("no_kernel", f"forward ran without launching a {self.dsl} kernel ({where})")
         if not self.ref_mutates and not _same_bits(_tensors(cin), before):
-            self.violations.append(violation("inputs_modified", f"an input was changed in place ({where})"))
+            self._flag("inputs_modified", f"an input was changed in place ({where})")
         in_ptrs = set(storages(cin))
         ptrs = storages(out)
         if ptrs and ptrs == prev_ptrs and not set(ptrs) <= in_ptrs:
-            self.violations.append(violation(
-                "cached_output", f"returned the same output buffer as the previous call ({where})"))
+            self._flag("cached_output", f"returned the same output buffer as the previous call ({where})")
         return out, ptrs
 
     def _correctness(self, model: Any) -> dict[str, Any] | None:
