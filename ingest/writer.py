@@ -1,8 +1,9 @@
 """Buffered, crash-safe writing of rows: embed what is new, upsert, then delete what went stale.
 
 Rows are buffered across files so the embedder sees full batches. For each flushed batch, a row
-whose id is already stored with the very same document keeps its stored embedding (only its
-metadata may have changed), so editing one paragraph re-embeds one chunk. New rows are upserted
+whose document text is already stored -- under its own id or under a row it replaces -- keeps
+that embedding, so editing one paragraph re-embeds one chunk and editing a kernel's code (same
+computation text) re-embeds nothing. New rows are upserted
 *before* the stale rows of the same sources are deleted: a crash between the two leaves extra rows
 that the next run recognises (mixed file hashes) and cleans up, never a hole.
 """
@@ -78,24 +79,26 @@ class Writer:
         if pending is None or not pending.rows:
             return
         rows = pending.rows
-        stored = {
-            item.id: item
-            for item in self.store.get_many(
-                collection, ids=[r.id for r in rows], include=("documents", "embeddings")
-            )
+        stale = set().union(*pending.stale) - self.written[collection]
+        # Stored vectors by document text: rows with the same id, and the rows being replaced
+        # (a kernel whose code changed keeps its computation text; chunks shift when text is
+        # inserted above them).
+        lookup = sorted({r.id for r in rows} | stale)
+        known = {
+            item.document: item.embedding
+            for item in self.store.get_many(collection, ids=lookup, include=("documents", "embeddings"))
         }
-        reuse = [r.id in stored and stored[r.id].document == r.document for r in rows]
+        reuse = [r.document in known for r in rows]
         fresh_texts = [r.document for r, keep in zip(rows, reuse) if not keep]
         self.report.embedded += len(fresh_texts)
         self.report.rows_written += len(rows)
-        stale = set().union(*pending.stale) - self.written[collection]
         if self.dry_run:
             self.report.rows_deleted += len(stale)
             return
         import numpy as np
 
         fresh = iter(self.embedder.embed(fresh_texts)) if fresh_texts else iter(())
-        vectors = [stored[r.id].embedding if keep else next(fresh) for r, keep in zip(rows, reuse)]
+        vectors = [known[r.document] if keep else next(fresh) for r, keep in zip(rows, reuse)]
         self.store.upsert(
             collection,
             [r.id for r in rows],
