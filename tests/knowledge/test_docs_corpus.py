@@ -197,6 +197,19 @@ def test_code_fences(path: Path) -> None:
             assert balanced(strip_c_noise(code)), f"line {line}: unbalanced brackets in {lang} fence"
 
 
+@pytest.mark.parametrize("path", FILES, ids=IDS)
+def test_tables_are_closed(path: Path) -> None:
+    """A table ends at a blank line: text glued under it would be swallowed as a table row."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    in_fence = False
+    for i, line in enumerate(lines[:-1]):
+        if line.lstrip().startswith("```"):
+            in_fence = not in_fence
+        nxt = lines[i + 1]
+        if not in_fence and line.startswith("|") and nxt.strip() and not nxt.startswith("|"):
+            raise AssertionError(f"line {i + 2}: text directly under a table; add a blank line")
+
+
 @pytest.mark.parametrize("path", [p for p in FILES if p.parent.name in ("triton", "tilelang")],
                          ids=[i for i, p in zip(IDS, FILES) if p.parent.name in ("triton", "tilelang")])
 def test_python_dsl_pages_show_python(path: Path) -> None:
