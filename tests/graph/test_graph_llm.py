@@ -18,8 +18,11 @@ BAD_SKETCH = """\
 sketch softmax_rows {
   symbols: M, N
   tensors: x[M, N]: f32 in; y[M, N]: f32 out
+
   for m in range(Q):
-    store(x -> y)
+    row = alloc([N], f32, hint="input_cache")
+    load(x[m, 0:N] -> row)
+    store(row -> y[m, 0:N])
 }
 """
 
@@ -42,9 +45,9 @@ def test_fix_compile_error_then_mismatch_then_verified(seeded_store, embedder, f
 
     designer_retry, coder1, coder2, coder3 = model.prompts[1], model.prompts[2], model.prompts[3], model.prompts[4]
     # The SketchError's position reached the designer's second prompt.
-    err = state["events"][1]["detail"]
-    assert "sketch_error" == state["events"][1]["status"] and "line" in err
-    assert "does not validate at line" in designer_retry and "Feedback on your previous attempt" not in model.prompts[0]
+    assert state["events"][1]["status"] == "sketch_error"
+    assert "line 5, column 18: undeclared name 'Q'" in designer_retry
+    assert "Feedback on your previous attempt" not in model.prompts[0]
     # The coder saw the validated sketch and retrieved kernel; no feedback the first time.
     assert valid_sketch.strip().splitlines()[0] in coder1 and "Feedback on your previous attempt" not in coder1
     assert state["attempts"][0]["kernel_ids"] == [h["id"] for h in state["kernel_hits"]]
