@@ -43,7 +43,7 @@ def package_root() -> str:
 
 
 def child_env(*, dsl: str, backend: str, extensions_dir: str, scale: str | None,
-              base: dict[str, str] | None = None) -> dict[str, str]:
+              base: dict[str, str] | None = None, cpu_threads: int | None = None) -> dict[str, str]:
     """Environment of a verification child: ``base`` (default os.environ) minus secrets, plus settings."""
     env = {k: v for k, v in (os.environ if base is None else base).items() if not is_secret(k)}
     env["TORCH_EXTENSIONS_DIR"] = extensions_dir
@@ -56,6 +56,9 @@ def child_env(*, dsl: str, backend: str, extensions_dir: str, scale: str | None,
         env.pop("TRITON_INTERPRET", None)
     if scale is not None:
         env["AKG_TASK_SCALE"] = scale
+    if cpu_threads:
+        # OpenMP reads this once at start-up; parallel children each get their share of the cores
+        env["OMP_NUM_THREADS"] = str(cpu_threads)
     return env
 
 

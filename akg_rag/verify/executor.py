@@ -9,6 +9,7 @@ the same jobs can run in local processes (:class:`LocalExecutor`), on a Ray clus
 from __future__ import annotations
 
 import json
+import os
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any, Iterator, Protocol
 
@@ -58,8 +59,17 @@ class LocalExecutor:
             raise ConfigError(f"jobs must be >= 1, got {jobs}")
         self.jobs = jobs
 
+    def _share_cores(self, job: dict[str, Any]) -> dict[str, Any]:
+        """CPU jobs run side by side get an equal share of the cores (unless they set their own):
+        oversubscribed OpenMP barriers make kernels orders of magnitude slower."""
+        opts = dict(job.get("options") or {})
+        if self.jobs > 1 and job.get("backend") == "cpu" and not opts.get("cpu_threads"):
+            opts["cpu_threads"] = max(1, (os.cpu_count() or 1) // self.jobs)
+        return dict(job, options=opts)
+
     def imap(self, jobs: list[dict[str, Any]]) -> Iterator[tuple[int, VerifyResult | AkgError]]:
         """Yield ``(index, result)`` as jobs finish; a job's ``AkgError`` is yielded, not raised."""
+        jobs = [self._share_cores(j) for j in jobs]
         with ThreadPoolExecutor(max_workers=self.jobs) as pool:
             futures = {pool.submit(run_job, job): i for i, job in enumerate(jobs)}
             for fut in as_completed(futures):

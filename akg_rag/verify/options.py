@@ -26,6 +26,7 @@ class VerifyOptions:
     cache_dir: str | None = None       # root of the per-candidate extension build cache
     static_guards: bool = True         # reject on source-level guard hits before running
     review_speedup: float = 10.0       # speedups above this are flagged review=True
+    cpu_threads: int | None = None     # OMP_NUM_THREADS and torch threads of the child (CPU)
     atol: float | None = None          # override the dtype's default tolerance
     rtol: float | None = None
 

@@ -258,6 +258,8 @@ class Protocol:
         if self.dsl == "triton":
             import triton  # noqa: F401 - imported before the hooks patch its launcher
         self.device = self._device()
+        if self.opts.cpu_threads:
+            torch.set_num_threads(self.opts.cpu_threads)
         self.flops, self.min_bytes, self.dtype = self._analysis()
         self._load_task()
         self.phase("running reference")

@@ -98,7 +98,8 @@ def _run_child(task_path: Path, task_source: str, candidate_source: str, dsl: st
                "dsl": dsl, "backend": backend, "options": opts.to_dict(), "memory_mb": memory_mb}
         (root / "job.json").write_text(json.dumps(job))
         ext_dir = envmod.extensions_dir(candidate_source, opts.cache_dir)
-        env = envmod.child_env(dsl=dsl, backend=backend, extensions_dir=str(ext_dir), scale=opts.scale)
+        env = envmod.child_env(dsl=dsl, backend=backend, extensions_dir=str(ext_dir), scale=opts.scale,
+                               cpu_threads=opts.cpu_threads)
         key = new_key()
         outcome = process.run_child(
             [sys.executable, "-P", "-m", "akg_rag.verify.child", str(root)], key=key, cwd=work, env=env,

@@ -1,4 +1,4 @@
-"""Correct C++ candidate for rowscale (and rowscale_slow): an OpenMP loop over rows."""
+"""Correct C++ candidate for rowscale: an OpenMP loop over rows."""
 
 import torch
 import torch.nn as nn

@@ -1,0 +1,52 @@
+"""C++ (load_inline + OpenMP) candidates: a real build, a real compile error, the build cache."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from akg_rag.verify import VerifyOptions, verify
+from akg_rag.verify.executor import LocalExecutor, make_job
+
+HERE = Path(__file__).parent
+FAST = {"trials": 2, "compile_baseline": False, "runs": 5, "timeout_s": 300.0}
+
+
+@pytest.fixture(scope="module")
+def cpp_pair(cache_dir):
+    """The correct and the broken C++ candidate, built side by side (one build each)."""
+    jobs = [make_job(str(HERE / "tasks" / "rowscale.py"), str(HERE / "candidates" / f"{n}.py"), dsl="cpp",
+                     backend="cpu", options=dict(FAST, cache_dir=cache_dir))
+            for n in ("cpp_correct", "cpp_compile_error")]
+    return LocalExecutor(jobs=2).map(jobs)
+
+
+def test_correct_cpp_candidate(cpp_pair):
+    r = cpp_pair[0]
+    assert r.status == "correct", r.feedback + r.log
+    assert r.partial is False and r.guard_violations == []
+    assert [b["name"] for b in r.builds] == ["akg_test_rowscale"]
+    t = r.timings
+    assert t.meaningful and t.candidate_ms > 0 and t.eager_ms > 0
+    assert t.speedup_eager == pytest.approx(t.eager_ms / t.candidate_ms)
+    assert t.device.startswith("cpu") and "eager" in t.baseline
+
+
+def test_compile_error_quotes_the_compiler(cpp_pair):
+    r = cpp_pair[1]
+    assert r.status == "compile_error"
+    assert "undeclared_scale" in r.feedback and "error:" in r.feedback
+    assert "-isystem" not in r.feedback and len(r.feedback.splitlines()) < 20
+
+
+def test_rebuild_is_served_from_the_cache_and_big_speedups_are_flagged(cpp_pair, cache_dir):
+    """Same candidate source again: no rebuild. A speedup above the review threshold is flagged
+    (the threshold is lowered so that the test asserts the flag, not the machine's speed)."""
+    assert cpp_pair[0].ok
+    r = verify(HERE / "tasks" / "rowscale.py", HERE / "candidates" / "cpp_correct.py", dsl="cpp",
+               backend="cpu", options=VerifyOptions(**FAST, cache_dir=cache_dir, review_speedup=1e-9))
+    assert r.status == "correct", r.feedback
+    assert r.builds == [{"name": "akg_test_rowscale", "cached": True, "seconds": r.builds[0]["seconds"]}]
+    assert r.review is True and "review" in r.feedback
+    assert cpp_pair[0].review is False

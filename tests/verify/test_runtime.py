@@ -1,0 +1,107 @@
+"""Run-time verdicts on real children: every status and every run-time guard, on the Triton interpreter."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def test_correct_triton_candidate_passes(batch):
+    r = batch["triton_correct"]
+    assert r.status == "correct", r.feedback + r.log
+    assert r.ok and not r.guard_violations and not r.partial
+    t = r.timings
+    assert t is not None and t.meaningful is False          # interpreter: correctness only
+    assert t.candidate_ms > 0 and t.eager_ms > 0
+    assert t.compile_status == "disabled"
+    assert r.review is False                                 # no review on meaningless timings
+
+
+def test_incorrect_candidate_reports_first_mismatch_and_ignores_stdout(batch):
+    r = batch["triton_incorrect"]
+    assert r.status == "incorrect"
+    m = r.mismatch
+    assert m["reason"] == "values" and m["trial"] == 0 and m["input_set"] == 0
+    assert m["expected"] == 0.0 and m["actual"] < 0              # the missing ReLU
+    assert m["max_abs_err"] > 0.1 and m["mismatched"] < m["numel"]
+    assert "first at index" in r.feedback
+    assert '"status": "correct"' in r.log                      # it printed a fake verdict; ignored
+
+
+def test_dynamic_shapes_every_input_set_must_pass(batch):
+    assert batch["triton_correct@dyn"].status == "correct"
+    assert "2 input set(s)" in batch["triton_correct@dyn"].feedback
+    r = batch["triton_tail_bug"]
+    assert r.status == "incorrect"
+    assert r.mismatch["input_set"] == 1                       # 64 rows pass, 37 rows lose their tail
+
+
+def test_runtime_error_names_the_candidate_line(batch):
+    r = batch["triton_runtime_error"]
+    assert r.status == "runtime_error"
+    assert "TypeError" in r.feedback and "candidate line" in r.feedback
+
+
+def test_hang_is_a_timeout(batch):
+    r = batch["triton_hang"]
+    assert r.status == "timeout"
+    assert "25 s" in r.feedback
+
+
+def test_abort_and_segfault_are_crashes(batch):
+    assert batch["triton_abort"].status == "crashed"
+    assert "aborted" in batch["triton_abort"].feedback
+    assert batch["rt_segfault"].status == "crashed"
+    assert "segmentation fault" in batch["rt_segfault"].feedback
+
+
+def test_unbounded_allocation_is_stopped_by_the_memory_cap(batch):
+    r = batch["triton_memory_hog"]
+    assert r.status == "runtime_error"
+    assert "out of memory" in r.feedback and "3072 MB" in r.feedback
+
+
+@pytest.mark.parametrize("name, guard", [
+    ("triton_dead_branch", "no_kernel"),
+    ("cpp_never_built", "no_kernel"),
+    ("triton_decorative", "torch_fallback"),
+    ("triton_same_buffer", "cached_output"),
+    ("triton_memo", "cached_output"),
+    ("triton_inplace", "inputs_modified"),
+    ("rt_thread", "spawn"),
+    ("rt_fork", "spawn"),
+    ("rt_getframe", "introspection"),
+    ("rt_gc", "introspection"),
+    ("rt_timer", "patched_timer"),
+    ("rt_allclose", "monkeypatch"),
+    ("rt_os_exit", "early_exit"),
+    ("rt_sys_exit", "early_exit"),
+    ("rt_posix_exit", "early_exit"),
+    ("rt_forge", "forged_result"),
+])
+def test_runtime_guard(batch, name, guard):
+    r = batch[name]
+    assert r.status == "guard_violation", r.feedback + r.log
+    assert guard in r.violation_names()
+    assert guard in r.feedback
+
+
+def test_guard_details_say_what_happened(batch):
+    assert "trial 1" in batch["triton_same_buffer"].guard_violations[0]["detail"]
+    assert "consecutive timed calls" in batch["triton_memo"].guard_violations[0]["detail"]
+    details = " ".join(v["detail"] for v in batch["rt_allclose"].guard_violations)
+    assert "torch.allclose" in details and "torch.Tensor.__sub__" in details
+    assert batch["rt_timer"].guard_violations[0]["detail"] == "time.perf_counter_ns was replaced"
+
+
+def test_partial_replacement_is_allowed_and_reported(batch):
+    r = batch["triton_partial"]
+    assert r.status == "correct", r.feedback
+    assert r.partial is True and r.partial_ops == ["mul"]
+    assert batch["triton_decorative"].partial_ops == ["mul", "relu"]
+
+
+def test_results_survive_the_json_boundary(batch):
+    from akg_rag.verify.result import VerifyResult
+
+    for r in batch.values():
+        assert VerifyResult.from_dict(r.to_dict()) == r
