@@ -1,0 +1,135 @@
+"""softmax(x @ W^T + b, dim=1): a Triton GEMM with the bias in its epilogue, then a row softmax kernel.
+
+The GEMM (IEEE fp32 tl.dot, fp32 accumulation) writes the logits; one program per row then takes
+a numerically stable softmax in place (online max and rescaled sum, then normalise), so a row of
+any length works.
+"""
+
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+# Tunables (H200, fp32 with IEEE products: tl.dot runs on the FMA units, not TF32 tensor cores).
+BLOCK_M = 128  # rows of C per program
+BLOCK_N = 128  # columns of C per program
+BLOCK_K = 32  # depth of one tl.dot step; a stage holds (BLOCK_M + BLOCK_N) * BLOCK_K floats
+GROUP_M = 8  # row tiles launched together so their B panels are shared in L2
+NUM_WARPS = 8
+NUM_STAGES = 3  # software-pipelined K loads: 3 stages * 32 KiB of shared memory
+SOFTMAX_BLOCK = 1024  # columns per step of the row-softmax kernel
+SOFTMAX_WARPS = 4
+
+
+@triton.jit
+def matmul_softmax_kernel(
+    a_ptr,  # A (M, K) fp32, addressed through stride_am, stride_ak
+    b_ptr,  # B (K, N) fp32, addressed through stride_bk, stride_bn
+    # (here B is the Linear weight W (N, K) read as W^T through swapped strides)
+    bias_ptr,  # (N,) fp32 bias, contiguous
+    c_ptr,  # C (M, N) fp32 output, contiguous
+    M, N, K,  # problem sizes in elements
+    stride_am, stride_ak,  # element strides of A
+    stride_bk, stride_bn,  # element strides of B
+    BLOCK_M: tl.constexpr,  # rows of C per program
+    BLOCK_N: tl.constexpr,  # columns of C per program
+    BLOCK_K: tl.constexpr,  # K depth per tl.dot step
+    GROUP_M: tl.constexpr,  # row tiles per launch group (L2 reuse of B)
+):
+    """x @ W^T + b for one tile (the logits)."""
+    # Launch order: consecutive programs walk GROUP_M row tiles down one column of tiles, so
+    # the B panel they share is still in L2 when the next group starts.
+    pid = tl.program_id(0)
+    tiles_m = tl.cdiv(M, BLOCK_M)
+    tiles_n = tl.cdiv(N, BLOCK_N)
+    group = pid // (GROUP_M * tiles_n)
+    first_m = group * GROUP_M
+    group_rows = tl.minimum(tiles_m - first_m, GROUP_M)
+    pid_m = first_m + (pid % (GROUP_M * tiles_n)) % group_rows
+    pid_n = (pid % (GROUP_M * tiles_n)) // group_rows
+
+    rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    ks = tl.arange(0, BLOCK_K)
+    a_tile = a_ptr + rows[:, None] * stride_am + ks[None, :] * stride_ak
+    b_tile = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        # Tails of M, N and K load zeros, which add nothing to the products.
+        a = tl.load(a_tile, mask=(rows[:, None] < M) & (ks[None, :] + k0 < K), other=0.0)
+        b = tl.load(b_tile, mask=(ks[:, None] + k0 < K) & (cols[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc, input_precision="ieee")  # fp32 products, fp32 sums: no TF32
+        a_tile += BLOCK_K * stride_ak
+        b_tile += BLOCK_K * stride_bk
+    inside = (rows[:, None] < M) & (cols[None, :] < N)
+    g = acc + tl.load(bias_ptr + cols, mask=cols < N, other=0.0)[None, :]
+    tl.store(c_ptr + rows[:, None] * N + cols[None, :], g, mask=inside)
+
+
+@triton.jit
+def row_softmax_kernel(
+    x_ptr,  # (M, N) fp32 logits, contiguous; overwritten with the probabilities
+    N,  # row length
+    BLOCK_N: tl.constexpr,  # columns per step
+):
+    """Stable softmax of one row in place: online max and rescaled sum, then normalise."""
+    row = x_ptr + tl.program_id(0).to(tl.int64) * N
+    m = tl.full((BLOCK_N,), float("-inf"), dtype=tl.float32)  # running max per lane
+    s = tl.zeros((BLOCK_N,), dtype=tl.float32)  # running sum of exp(x - m) per lane
+    for n0 in range(0, N, BLOCK_N):
+        offs = n0 + tl.arange(0, BLOCK_N)
+        x = tl.load(row + offs, mask=offs < N, other=float("-inf"))
+        m_new = tl.maximum(m, x)
+        # A lane that has seen only masked (-inf) columns shifts by 0 instead of -inf, so its
+        # sum stays exp(-inf) = 0 rather than exp(-inf - -inf) = nan.
+        shift = tl.where(m_new == float("-inf"), 0.0, m_new)
+        s = s * tl.exp(m - shift) + tl.exp(x - shift)
+        m = m_new
+    row_max = tl.max(m, axis=0)
+    total = tl.sum(s * tl.exp(m - row_max), axis=0)  # lanes with m = -inf hold s = 0
+    for n0 in range(0, N, BLOCK_N):
+        offs = n0 + tl.arange(0, BLOCK_N)
+        x = tl.load(row + offs, mask=offs < N, other=0.0)
+        tl.store(row + offs, tl.exp(x - row_max) / total, mask=offs < N)
+
+
+def _check(name: str, *tensors: torch.Tensor) -> None:
+    """Raise a clear error for inputs the kernels do not handle: float32 only, one device."""
+    for t in tensors:
+        if t.dtype != torch.float32:
+            raise TypeError(f"{name}: float32 tensors only, got {t.dtype}")
+        if t.device != tensors[0].device:
+            raise ValueError(f"{name}: all tensors must be on one device")
+
+
+def matmul_softmax(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    """softmax(x @ weight.T + bias, dim=1) for float32 tensors."""
+    _check("matmul_softmax", x, weight, bias)
+    if x.dim() != 2 or weight.dim() != 2 or bias.dim() != 1 or x.shape[1] != weight.shape[1] \
+            or bias.shape[0] != weight.shape[0]:
+        raise ValueError("matmul_softmax: need x (M, K), weight (N, K), bias (N), got "
+                         f"{tuple(x.shape)}, {tuple(weight.shape)}, {tuple(bias.shape)}")
+    M, K = x.shape
+    N = weight.shape[0]
+    bias = bias.contiguous()
+    c = torch.empty((M, N), device=x.device, dtype=torch.float32)
+    grid = (triton.cdiv(M, BLOCK_M) * triton.cdiv(N, BLOCK_N),)
+    matmul_softmax_kernel[grid](
+        x, weight, bias, c, M, N, K,
+        x.stride(0), x.stride(1), weight.stride(1), weight.stride(0),  # B = W^T: B[k, n] = W[n, k]
+        BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, GROUP_M=GROUP_M,
+        num_warps=NUM_WARPS, num_stages=NUM_STAGES,
+    )
+    row_softmax_kernel[(M,)](c, N, BLOCK_N=SOFTMAX_BLOCK, num_warps=SOFTMAX_WARPS)
+    return c
+
+
+class ModelNew(nn.Module):
+    """Linear + softmax through the Triton GEMM and row-softmax kernels; nn.Linear holds the parameters."""
+
+    def __init__(self, in_features: int, out_features: int):
+        super().__init__()
+        self.linear = nn.Linear(in_features, out_features)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return matmul_softmax(x, self.linear.weight, self.linear.bias)
