@@ -253,12 +253,20 @@ class KnowledgeStore:
             offset += PAGE_SIZE
 
     def reset(self) -> int:
-        """Delete every row of both collections (the collections and revisions survive)."""
+        """Empty both collections; return how many rows they held.
+
+        The collections are dropped and recreated -- deleting rows alone would keep the vector
+        width fixed by the first insert -- and each new one starts one revision past the old, so
+        a reader's cache keyed on (count, revision) can never mistake the new contents for the old.
+        """
         removed = 0
         for name in COLLECTIONS:
-            ids = [item.id for item in self.get_many(name, include=())]
-            if ids:
-                removed += self.delete(name, ids=ids)
+            removed += self.count(name)
+            revision = self.revision(name)
+            self.client.delete_collection(name)
+            self.client.create_collection(
+                name, metadata={"hnsw:space": "cosine", REVISION_KEY: revision + 1}, embedding_function=None
+            )
         return removed
 
 

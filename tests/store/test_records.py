@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-
 import pytest
 
+from akg_rag.analysis import TaskAnalysis, TensorSpec
 from akg_rag.errors import MetadataError
 from akg_rag.records import (
     DocChunk,
@@ -30,27 +29,23 @@ SIDECAR = {
 }
 
 
-@dataclass
-class Spec:
-    shape: tuple
-    dtype: str = "float32"
-
-
-@dataclass
-class Analysis:
-    """A TaskAnalysis-shaped stand-in with the contract's fields."""
-
-    op_name: str = "gemm_bias_relu"
-    op_type: str = "matmul"
-    op_types: list = field(default_factory=lambda: ["elementwise", "matmul"])
-    computation: str = "y = relu(x @ W^T + b) for x[M, K], W[N, K]"
-    inputs: list = field(default_factory=lambda: [Spec((-1, 512))])
-    outputs: list = field(default_factory=lambda: [Spec((-1, 256))])
-    input_sets: list = field(default_factory=lambda: [[Spec((8, 512))], [Spec((64, 512))]])
-    dtype: str = "float32"
-    flops: int = 123456
-    min_bytes: int = 7890
-    task_hash: str = "0123456789abcdef"
+def gemm_analysis(**changes) -> TaskAnalysis:
+    """A real TaskAnalysis record for a dynamic-shape gemm + bias + relu task."""
+    fields = dict(
+        op_name="gemm_bias_relu",
+        op_type="matmul",
+        op_types=["elementwise", "matmul"],
+        computation="y = relu(x @ W^T + b) for x[M, K], W[N, K]",
+        inputs=[TensorSpec((-1, 512), "float32")],
+        outputs=[TensorSpec((-1, 256), "float32")],
+        input_sets=[[TensorSpec((8, 512), "float32")], [TensorSpec((64, 512), "float32")]],
+        dtype="float32",
+        flops=123456,
+        min_bytes=7890,
+        aten_ops=["aten.addmm", "aten.relu"],
+        task_hash="0123456789abcdef",
+    )
+    return TaskAnalysis(**{**fields, **changes})
 
 
 def sidecar(**changes):
@@ -104,12 +99,12 @@ def test_flat_metadata_round_trip():
 
 def test_kernel_record_follows_the_contract():
     code = "class ModelNew: pass\n"
-    record = KernelRecord.build(sidecar(), code, Analysis(), "knowledge/kernels/g/triton_cuda.py",
+    record = KernelRecord.build(sidecar(), code, gemm_analysis(), "knowledge/kernels/g/triton_cuda.py",
                                 root="knowledge", file_hash="f" * 16)
     meta = record.metadata
     assert record.id.startswith("kernel:triton:cuda:gemm_bias_relu:0123456789abcdef:")
     assert len(record.id.rsplit(":", 1)[1]) == 8
-    assert record.document == meta["computation"] == Analysis().computation
+    assert record.document == meta["computation"] == gemm_analysis().computation
     assert meta["op_types"] == "matmul,elementwise"  # priority order, comma-joined
     assert meta["type_matmul"] is True and meta["type_elementwise"] is True and "type_conv" not in meta
     assert json.loads(meta["shapes"]) == [[-1, 512]] and json.loads(meta["output_shapes"]) == [[-1, 256]]
@@ -124,9 +119,9 @@ def test_kernel_record_follows_the_contract():
 
 
 def test_content_hash_tracks_content_not_location():
-    a = KernelRecord.build(sidecar(), "code A", Analysis(), "x/a.py", root="x")
-    moved = KernelRecord.build(sidecar(), "code A", Analysis(), "y/b.py", root="y")
-    edited = KernelRecord.build(sidecar(), "code B", Analysis(), "x/a.py", root="x")
+    a = KernelRecord.build(sidecar(), "code A", gemm_analysis(), "x/a.py", root="x")
+    moved = KernelRecord.build(sidecar(), "code A", gemm_analysis(), "y/b.py", root="y")
+    edited = KernelRecord.build(sidecar(), "code B", gemm_analysis(), "x/a.py", root="x")
     assert a.id == moved.id and a.metadata["content_hash"] == moved.metadata["content_hash"]
     assert a.id != edited.id and a.metadata["content_hash"] != edited.metadata["content_hash"]
 
@@ -142,7 +137,7 @@ def test_doc_chunk_id_document_metadata():
 
 
 def test_add_kernel_is_idempotent(ephemeral_store, embedder):
-    record = KernelRecord.build(sidecar(origin="run"), "class ModelNew: pass", Analysis(), "run-42")
+    record = KernelRecord.build(sidecar(origin="run"), "class ModelNew: pass", gemm_analysis(), "run-42")
     revision = ephemeral_store.revision("kernels")
     assert add_kernel(ephemeral_store, embedder, record) is True
     assert add_kernel(ephemeral_store, embedder, record) is False

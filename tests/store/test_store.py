@@ -148,3 +148,13 @@ def test_persistent_store_survives_reopen(tmp_path):
 def test_server_url_from_env(monkeypatch, chroma_server):
     monkeypatch.setenv("AKG_RAG_CHROMA_URL", chroma_server)
     assert make_store().location == chroma_server
+
+
+def test_reset_frees_the_vector_width(any_store):
+    ids, vectors, docs, metas = _rows(2, dim=4)
+    any_store.upsert("docs", ids, vectors, docs, metas)
+    any_store.reset()
+    ids, vectors, docs, metas = _rows(2, dim=8)
+    any_store.upsert("docs", ids, vectors, docs, metas)  # a fresh collection takes any width
+    assert any_store.count("docs") == 2
+    assert any_store.collection("docs").configuration_json["hnsw"]["space"] == "cosine"
