@@ -12,7 +12,7 @@ A domain is a sorted tuple of allowed values, chosen by the tunable's name (firs
 | ``UNROLL``               | powers of two, 1 .. 16         |
 | ``BLOCK_K``, ``BK``, ``TILE_K`` | powers of two, 16 .. 256 |
 | ``BLOCK``, ``TILE``, ``BM``/``BN`` | powers of two, 16 .. 4096 |
-| anything else            | the value times 1/4, 1/2, 1, 2, 4 (integers >= 1) |
+| anything else            | the value halved and doubled: x2^k, integers, <= 65536 |
 
 The value a kernel ships with is always in its domain, so the seed stays a point of the search.
 Callers override a domain per name with an explicit list of values.
@@ -27,6 +27,9 @@ from akg_rag.errors import ConfigError
 
 Domains = Mapping[str, Sequence[int]]
 
+# Largest value a free constant (one no rule names) is doubled to.
+FREE_MAX = 1 << 16
+
 
 def _pow2(lo: int, hi: int) -> Callable[[int], tuple[int, ...]]:
     return lambda _v: tuple(1 << k for k in range(hi.bit_length()) if lo <= 1 << k <= hi)
@@ -36,11 +39,17 @@ def _span(lo: int, hi: int, step: int = 1) -> Callable[[int], tuple[int, ...]]:
     return lambda _v: tuple(range(lo, hi + 1, step))
 
 
-def _around(value: int) -> tuple[int, ...]:
-    """Geometric neighbourhood of a free constant: x1/4 .. x4, integers only."""
-    up = [value << k for k in range(1, 3)]
-    down = [value >> k for k in range(1, 3) if value % (1 << k) == 0]
-    return tuple(sorted({value, *up, *down}))
+def _chain(value: int) -> tuple[int, ...]:
+    """A free constant's domain: ``value`` halved (while it stays an integer) and doubled, <= 65536."""
+    odd = value
+    while odd % 2 == 0:
+        odd //= 2
+    out = []
+    v = odd
+    while v <= max(FREE_MAX, value):
+        out.append(v)
+        v *= 2
+    return tuple(out)
 
 
 # (pattern on the upper-cased base name, domain builder); the first match wins.
@@ -74,7 +83,7 @@ def domain_for(name: str, value: int, overrides: Domains | None = None) -> tuple
     for pattern, build in _RULES:
         if pattern.search(upper):
             return tuple(sorted({*build(value), value}))
-    return _around(value)
+    return _chain(value)
 
 
 def neighbours(name: str, value: int, overrides: Domains | None = None) -> list[int]:
@@ -88,5 +97,6 @@ def neighbours(name: str, value: int, overrides: Domains | None = None) -> list[
     lower = [v for v in domain if v < value]
     higher = [v for v in domain if v > value]
     picks = set(lower[-1:] + higher[:1])
-    picks |= {v for v in (value * 2, value // 2) if v in domain and v != value}
+    halved = [value // 2] if value % 2 == 0 else []
+    picks |= {v for v in (value * 2, *halved) if v in domain and v != value}
     return sorted((v for v in picks if v > value)) + sorted((v for v in picks if v < value), reverse=True)
