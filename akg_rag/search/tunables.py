@@ -16,6 +16,7 @@ snippet, a bare C++ file) is scanned line by line with the same rules.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass
 from typing import Literal, Mapping
@@ -55,6 +56,12 @@ class Tunable:
 
 def find_tunables(source: str, names: set[str] | frozenset[str] | None = None) -> list[Tunable]:
     """Every tunable of ``source`` in source order; with ``names``, only those base names."""
+    return [t for t in _find(source) if names is None or t.base in names]
+
+
+@functools.lru_cache(maxsize=1024)
+def _find(source: str) -> tuple[Tunable, ...]:
+    """All tunables of a source, memoised: a search parses the same sources many times over."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -66,13 +73,13 @@ def find_tunables(source: str, names: set[str] | frozenset[str] | None = None) -
     seen: dict[str, int] = {}
     taken: set[int] = set()
     for name, value, start, end, kind in raw:
-        if start in taken or value < 1 or (names is not None and name not in names):
+        if start in taken or value < 1:
             continue
         taken.add(start)
         seen[name] = seen.get(name, 0) + 1
         key = name if seen[name] == 1 else f"{name}@{seen[name]}"
         out.append(Tunable(key, value, start, end, kind))
-    return out
+    return tuple(out)
 
 
 def tunable_values(source: str, names: set[str] | frozenset[str] | None = None) -> dict[str, int]:
