@@ -36,21 +36,21 @@ def register(subparsers: Any) -> None:
     p.add_argument("--backend", choices=BACKENDS, help="target backend (required unless --resume)")
     p.add_argument("--llm", metavar="PROVIDER:MODEL", help="chat model: openai:MODEL, anthropic:MODEL, ollama:MODEL")
     p.add_argument("--base-url", help="base URL of an OpenAI-compatible server or an Ollama host")
-    p.add_argument("--max-iters", type=int, default=8, help="coder attempts in the whole run (default 8)")
-    p.add_argument("--max-opt-passes", type=int, default=2, help="optimisation passes after the first verified kernel (default 2)")
-    p.add_argument("--max-designer-rounds", type=int, default=3, help="designer runs, retries included (default 3)")
-    p.add_argument("--max-wall", type=float, default=1800.0, metavar="SECONDS", help="wall-clock budget (default 1800)")
+    p.add_argument("--max-iters", type=int, help="coder attempts in the whole run (default 8)")
+    p.add_argument("--max-opt-passes", type=int, help="optimisation passes after the first verified kernel (default 2)")
+    p.add_argument("--max-designer-rounds", type=int, help="designer runs, retries included (default 3)")
+    p.add_argument("--max-wall", type=float, metavar="SECONDS", help="wall-clock budget (default 1800)")
     p.add_argument("--out", help="output directory (default runs/<thread-id>/)")
     p.add_argument("--thread-id", help="name of this run's checkpoint thread (default: task name + time)")
     p.add_argument("--resume", metavar="THREAD", help="continue the checkpointed run THREAD")
     p.add_argument("--data-dir", help="knowledge store directory (default AKG_RAG_DATA_DIR or the XDG data dir)")
     p.add_argument("--chroma-url", help="Chroma server URL (http://host:port) instead of the embedded store")
     p.add_argument("--scale", choices=("small", "full"), help="AKG_TASK_SCALE for the project's tasks")
-    p.add_argument("--trials", type=int, default=5, help="correctness trials per candidate (default 5)")
-    p.add_argument("--no-compile-baseline", action="store_true",
+    p.add_argument("--trials", type=int, help="correctness trials per candidate (default 5)")
+    p.add_argument("--no-compile-baseline", action="store_true", default=None,
                    help="skip timing torch.compile of the reference (its first compile costs a while on CPU)")
-    p.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS", help="per-candidate verification limit")
-    p.add_argument("--no-write-back", action="store_true", help="do not add the verified kernel to the knowledge base")
+    p.add_argument("--timeout", type=float, metavar="SECONDS", help="per-candidate verification limit (default 300)")
+    p.add_argument("--no-write-back", action="store_true", default=None, help="do not add the verified kernel to the knowledge base")
     p.add_argument("--json", action="store_true", help="print the final report as JSON on stdout (progress goes to stderr)")
     p.set_defaults(func=run)
 
@@ -61,17 +61,31 @@ def _progress_line(n: int, node: str, update: dict[str, Any]) -> str:
     return f"[{n:>2}] {node:<9} {str(ev.get('status', '')):<15} {route:<12} {ev.get('detail', '')}".rstrip()
 
 
-def _context(args: argparse.Namespace, thread_id: str) -> Any:
+# Settings of a run and their defaults. A run saves the ones it used in run.json beside its checkpoint;
+# --resume starts from those, and flags given again override them.
+DEFAULTS: dict[str, Any] = {
+    "llm": None, "base_url": None, "data_dir": None, "chroma_url": None, "scale": None,
+    "max_iters": 8, "max_opt_passes": 2, "max_designer_rounds": 3, "max_wall": 1800.0,
+    "trials": 5, "timeout": 300.0, "no_compile_baseline": False, "no_write_back": False,
+}
+
+
+def _settings(args: argparse.Namespace, saved: dict[str, Any]) -> dict[str, Any]:
+    """Each setting from the command line if given, else from the resumed run, else its default."""
+    return {k: getattr(args, k) if getattr(args, k) is not None else saved.get(k, d) for k, d in DEFAULTS.items()}
+
+
+def _context(s: dict[str, Any], thread_id: str) -> Any:
     from akg_rag.graph.context import Context
     from akg_rag.verify import VerifyOptions
 
     return Context(
-        llm=args.llm, base_url=args.base_url, data_dir=args.data_dir, chroma_url=args.chroma_url,
-        verify_options=VerifyOptions(trials=args.trials, timeout_s=args.timeout, scale=args.scale,
-                                     compile_baseline=not args.no_compile_baseline),
-        scale=args.scale, max_iterations=args.max_iters, max_opt_passes=args.max_opt_passes,
-        max_designer_rounds=args.max_designer_rounds, max_wall_s=args.max_wall,
-        write_back=not args.no_write_back, run_id=thread_id)
+        llm=s["llm"], base_url=s["base_url"], data_dir=s["data_dir"], chroma_url=s["chroma_url"],
+        verify_options=VerifyOptions(trials=s["trials"], timeout_s=s["timeout"], scale=s["scale"],
+                                     compile_baseline=not s["no_compile_baseline"]),
+        scale=s["scale"], max_iterations=s["max_iters"], max_opt_passes=s["max_opt_passes"],
+        max_designer_rounds=s["max_designer_rounds"], max_wall_s=s["max_wall"],
+        write_back=not s["no_write_back"], run_id=thread_id)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -100,7 +114,11 @@ def run(args: argparse.Namespace) -> int:
     if args.resume and not db.is_file():
         raise ConfigError(f"no checkpoint for thread {thread_id} at {db}; pass --out with the run's directory")
     out_dir.mkdir(parents=True, exist_ok=True)
-    context = _context(args, thread_id)
+    saved_path = out_dir / "run.json"
+    saved = json.loads(saved_path.read_text()) if args.resume and saved_path.is_file() else {}
+    settings = _settings(args, saved)
+    saved_path.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
+    context = _context(settings, thread_id)
     log: TextIO = sys.stderr if args.json else sys.stdout
 
     conn = sqlite3.connect(str(db), check_same_thread=False)
@@ -117,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             inputs = {"task_path": str(args.task), "dsl": args.dsl, "backend": args.backend}
             print(f"run {thread_id}: {args.task} -> {args.dsl}/{args.backend} "
-                  f"({'llm ' + args.llm if args.llm else 'deterministic policies'}); outputs in {out_dir}",
+                  f"({'llm ' + settings['llm'] if settings['llm'] else 'deterministic policies'}); outputs in {out_dir}",
                   file=log, flush=True)
         halt_after = os.environ.get(HALT_ENV)
         for n, (node, update) in enumerate(stream_run(graph, inputs, context, thread_id), 1):

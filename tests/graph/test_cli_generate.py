@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -19,7 +20,8 @@ def run_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
 
 
 def progress_nodes(stdout: str) -> list[str]:
-    return [line.split()[1] for line in stdout.splitlines() if line.startswith("[")]
+    """Node names of the progress lines ("[ n] node status ...")."""
+    return [m.group(1) for m in re.finditer(r"^\[\s*\d+\]\s+(\S+)", stdout, re.M)]
 
 
 def test_killed_run_resumes_from_its_checkpoint(tmp_path, embedder):
