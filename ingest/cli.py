@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
 
     args = build_parser().parse_args(argv)
     try:
-        from akg_rag.embedding import make_embedder
+        from akg_rag.embedding import LazyEmbedder
         from akg_rag.store import make_store
 
         from ingest.runner import ingest
@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
         report = ingest(
             args.paths,
             store,
-            make_embedder(),
+            LazyEmbedder(),  # an unchanged tree never loads the model
             dry_run=args.dry_run,
             reset=args.reset,
             progress=not args.quiet,

