@@ -107,10 +107,13 @@ class Migration:
     fitness: float
     replaced: str | None         # key of the member it replaced; None when it was not inserted
     note: str = ""               # why it was not inserted, when it was not
+    evicted: Candidate | None = field(default=None, repr=False)  # the member it replaced
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict."""
-        return dict(self.__dict__)
+        """JSON-ready dict; the evicted member as its summary (its verdict stays on record)."""
+        d = {k: v for k, v in self.__dict__.items() if k != "evicted"}
+        d["evicted"] = self.evicted.summary() if self.evicted is not None else None
+        return d
 
 
 def migrate(islands: list[Island], generation: int, elite: int = 1) -> list[Migration]:
@@ -138,7 +141,7 @@ def migrate(islands: list[Island], generation: int, elite: int = 1) -> list[Migr
             if worst.value > best.value and any(worst is e for e in target.elites(elite)):
                 m.note = "target's worst is one of its elites and fitter"
             else:
-                m.replaced = worst.key
+                m.replaced, m.evicted = worst.key, worst
                 target.members[i] = replace(best, origin=f"migrant:{isl.index}", born=generation,
                                             parent=best.key)
         out.append(m)

@@ -115,6 +115,10 @@ def test_each_distinct_source_is_evaluated_once_in_one_batch_per_generation():
     assert len(rec.batches[0]) > 4  # the initial islands go in one batch
     assert sum(g.evaluated for g in r.history) == r.evaluated
     assert sum(g.reused for g in r.history) > 0  # the seed (in every island) counts as reused
+    # Every verified source is on record: in some population, or evicted there by a migrant.
+    recorded = {m["key"] for g in r.history for i in g.islands for m in i.members}
+    recorded |= {m.evicted.key for g in r.history for m in g.migrations if m.evicted}
+    assert len(recorded) == r.evaluated
 
 
 def test_progress_reports_every_generation_in_order():

@@ -45,6 +45,7 @@ def test_migration_copies_each_best_to_the_next_island_in_place_of_its_worst():
         (1, 2, c.key, f.key),   # c (the snapshot best of island 1, not a) replaces island 2's worst
     ]                           # island 2 has nothing correct: it sends no migrant
     assert [m.source for m in islands[1].members] == ["# c\n", "# a\n"]
+    assert moves[0].evicted is d and moves[0].to_dict()["evicted"]["status"] == "incorrect"
     migrant = islands[1].members[1]
     assert migrant.origin == "migrant:0" and migrant.born == 4 and migrant.fitness.value == 5.0
     assert migrant is not a  # a copy: the source island keeps its own member
