@@ -23,7 +23,7 @@ import numpy as np
 
 from akg_rag.retrieval.index import fetch, load_rows
 from akg_rag.retrieval.results import DocHit
-from akg_rag.retrieval.semantic import exact_scores, normalize, top_k
+from akg_rag.retrieval.semantic import cosine_scores, normalize, top_k
 
 # Substrings of a (lower-cased) hardware name that place it in a backend's family.
 HARDWARE_FAMILIES: dict[str, tuple[str, ...]] = {
@@ -98,7 +98,7 @@ def search_docs(
     if index.ids.size == 0 or n <= 0:
         return [], 0
     q = normalize(np.asarray(query, dtype=np.float32).reshape(1, -1))[0]
-    scores = exact_scores(index.matrix, q)  # a few thousand chunks: score them all exactly
+    scores = cosine_scores(index.matrix, q)  # a few thousand chunks: score them all exactly
     dsl_mask, hw_mask = index.masks(dsl, backend)
     hw_slots = min(hardware_n, n - 1) if n > 1 else 0
     hw_rows = top_k(scores, index.ids, hw_slots, hw_mask)

@@ -1,33 +1,37 @@
-"""The speed design: an exact in-process index over a Chroma collection, partitioned for filters.
+"""The speed design: an exact in-process index over a Chroma collection, partitioned by the filters.
 
 Chroma answers an unfiltered top-k from its HNSW graph in a few milliseconds, but a ``where`` clause
-on two or three metadata keys costs it tens of milliseconds at 100k records, and HNSW is approximate
-besides. Stages 1 and 2 therefore run here instead:
+on three metadata keys costs it one to two orders of magnitude more at 100k records, and HNSW is
+approximate besides (see docs/retrieval.md for the figures). Stages 1 and 2 therefore run here:
 
-* ids, embeddings and the filter keys of every record are read once (paged ``get``) and kept as a
-  float32 matrix per ``(dsl, backend)`` partition, with one boolean mask per op type;
-* a filtered query multiplies only the matching partition (20k rows x 384 floats take about a
-  millisecond) and applies the op-type mask to the scores; the shortlist is rescored exactly
-  (:mod:`akg_rag.retrieval.semantic`), so the result equals filtering the full semantic ranking --
-  no approximate neighbour graph is involved;
+* ids, embeddings and the filter keys of every record are read once (paged ``get``) and laid out
+  as one float32 block per (dsl, backend, op type). A block first holds the records whose *primary*
+  type it is ("home" rows), then the fused records that also carry the type, so a record of k op
+  types is stored k times (about 1.4x the rows for a realistic mix);
+* a query with an op type scores exactly one block per matching (dsl, backend) pair; a query
+  without one scores the home rows of every block of the pair, so each record is scored once.
+  The scores are exact cosines (:mod:`akg_rag.retrieval.semantic`), so the filtered ranking equals
+  filtering the full semantic ranking -- no approximate neighbour graph is involved;
 * full metadata and code are fetched from Chroma for the final few ids only.
 
-The index is keyed by the collection's record count and the store's revision counter; the retriever
-reloads it when either changes (see :class:`akg_rag.retrieval.pipeline.Retriever`).
+The index is keyed by the store's revision counter of the collection; the retriever reloads it when
+the revision moves (see :class:`akg_rag.retrieval.pipeline.Retriever`).
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable
 
 import numpy as np
 
-from akg_rag.optypes import OP_TYPES
+from akg_rag.optypes import OP_TYPES, sort_op_types
 from akg_rag.retrieval.filters import KernelFilter, record_op_types
-from akg_rag.retrieval.semantic import exact_scores, fast_scores, normalize, shortlist, top_k
+from akg_rag.retrieval.semantic import cosine_scores, normalize, top_k
 
 PAGE_SIZE = 2000  # records per paged get: bounds the memory of one page's metadata (code included)
+FILTER_KEYS = ("dsl", "backend", "op_type", "op_types", "shapes") + tuple(f"type_{t}" for t in OP_TYPES)
 
 Progress = Callable[[int, int], None]  # (records loaded so far, total)
 
@@ -44,81 +48,52 @@ def load_rows(
     ids: list[str] = []
     blocks: list[np.ndarray] = []
     metas: list[dict[str, Any]] = []
-    offset = 0
-    while offset < total:
-        page = collection.get(include=["embeddings", "metadatas"], limit=page_size, offset=offset)
+    while len(ids) < total:
+        page = collection.get(include=["embeddings", "metadatas"], limit=page_size, offset=len(ids))
         if not page["ids"]:
-            break  # records deleted while loading: keep what we have; the key check reloads later
+            break  # records deleted while loading: the revision moved, so the next query reloads
         ids.extend(page["ids"])
         blocks.append(np.asarray(page["embeddings"], dtype=np.float32))
         metas.extend({k: (m or {}).get(k) for k in keys} for m in page["metadatas"])
-        offset += len(page["ids"])
         if progress is not None:
-            progress(offset, total)
+            progress(len(ids), total)
     dim = blocks[0].shape[1] if blocks else 0
     matrix = normalize(np.concatenate(blocks)) if blocks else np.zeros((0, dim), dtype=np.float32)
     return ids, matrix, metas
 
 
 @dataclass
-class Partition:
-    """The records of one (dsl, backend) pair: ids, unit embeddings, op-type masks, raw shapes."""
+class Block:
+    """The records of one (dsl, backend, op type): home rows (primary type) first, then fused ones."""
 
-    dsl: str
-    backend: str
-    ids: np.ndarray  # str, one per row
-    matrix: np.ndarray  # float32 (rows, dim), unit rows
-    op_masks: dict[str, np.ndarray]  # op type -> bool (rows,)
+    ids: np.ndarray  # str (rows,)
+    matrix: np.ndarray  # float32 (rows, dim), unit rows, C-contiguous
     shapes: np.ndarray  # object (rows,): the raw ``shapes`` metadata, parsed only for candidates
+    n_home: int  # rows [0, n_home) have this block's type as their primary type
 
 
 @dataclass
 class Scored:
-    """Rows that passed the filter, with their fast (BLAS) scores; not yet sorted.
+    """Records that passed the filter with their exact semantic scores (not yet sorted)."""
 
-    Row ``i`` is row ``local[i]`` of partition ``parts[part[i]]``.
-    """
-
-    ids: np.ndarray  # str (rows,)
-    fast: np.ndarray  # float32 (rows,): within SCORE_MARGIN of the exact cosine
-    shapes: np.ndarray  # object (rows,): raw ``shapes`` metadata
-    part: np.ndarray  # int (rows,): which partition
-    local: np.ndarray  # int (rows,): row inside that partition
-    parts: list[Partition]
+    ids: np.ndarray
+    scores: np.ndarray
+    shapes: np.ndarray
     n_total: int  # records in the index, before the filter
-    query: np.ndarray  # the unit query vector the scores are against
 
-    def vectors(self, rows: np.ndarray) -> np.ndarray:
-        """The unit embeddings of ``rows`` (indices into this object), gathered into one matrix."""
-        if not self.parts:
-            return np.zeros((0, self.query.shape[0]), dtype=np.float32)
-        if len(self.parts) == 1:
-            return self.parts[0].matrix[self.local[rows]]
-        out = np.empty((len(rows), self.parts[0].matrix.shape[1]), dtype=np.float32)
-        for j, r in enumerate(rows):
-            out[j] = self.parts[self.part[r]].matrix[self.local[r]]
-        return out
-
-    def exact(self, rows: np.ndarray) -> np.ndarray:
-        """Exact semantic scores of ``rows`` (see :func:`akg_rag.retrieval.semantic.exact_scores`)."""
-        return exact_scores(self.vectors(rows), self.query)
-
-    def top(self, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """The ``k`` best rows by exact score (ties by id), best first, with their exact scores."""
-        cand = shortlist(self.fast, k)
-        exact = self.exact(cand)
-        order = top_k(exact, self.ids[cand], k)
-        return cand[order], exact[order]
+    def top(self, k: int) -> np.ndarray:
+        """Indices of the ``k`` best rows by (score desc, id asc)."""
+        return top_k(self.scores, self.ids, k)
 
 
 @dataclass
 class KernelIndex:
     """An exact, filter-partitioned vector index of the ``kernels`` collection."""
 
-    partitions: dict[tuple[str, str], Partition]
+    blocks: dict[tuple[str, str], dict[str, Block]]  # (dsl, backend) -> op type -> block
     n: int
     dim: int
-    key: Hashable = None  # (count, revision) at load time
+    key: Hashable = None  # the store's revision of the collection at load time
     load_ms: float = 0.0
 
     @classmethod
@@ -127,65 +102,62 @@ class KernelIndex:
         progress: Progress | None = None,
     ) -> "KernelIndex":
         """Build the index from a Chroma collection of kernel records."""
-        import time
-
         t0 = time.perf_counter()
-        keys = ("dsl", "backend", "op_type", "op_types", "shapes") + tuple(f"type_{t}" for t in OP_TYPES)
-        ids, matrix, metas = load_rows(collection, keys, page_size, progress)
-        groups: dict[tuple[str, str], list[int]] = {}
-        for row, meta in enumerate(metas):
-            groups.setdefault((str(meta.get("dsl") or ""), str(meta.get("backend") or "")), []).append(row)
+        ids, matrix, metas = load_rows(collection, FILTER_KEYS, page_size, progress)
+        # (dsl, backend) -> op type -> (home rows, fused rows)
+        rows: dict[tuple[str, str], dict[str, tuple[list[int], list[int]]]] = {}
+        for r, meta in enumerate(metas):
+            pair = rows.setdefault((str(meta.get("dsl") or ""), str(meta.get("backend") or "")), {})
+            types = sort_op_types(record_op_types(meta) & set(OP_TYPES))
+            home = str(meta.get("op_type") or "") if meta.get("op_type") in types else (types or [""])[0]
+            pair.setdefault(home, ([], []))[0].append(r)
+            for t in types:
+                if t != home:
+                    pair.setdefault(t, ([], []))[1].append(r)
         id_arr = np.asarray(ids, dtype=str)
-        parts: dict[tuple[str, str], Partition] = {}
-        for (dsl, backend), rows in groups.items():
-            r = np.asarray(rows, dtype=np.int64)
-            types = [record_op_types(metas[i]) for i in rows]
-            parts[(dsl, backend)] = Partition(
-                dsl=dsl,
-                backend=backend,
-                ids=id_arr[r],
-                matrix=np.ascontiguousarray(matrix[r]),
-                op_masks={t: np.fromiter((t in ts for ts in types), bool, len(rows)) for t in OP_TYPES},
-                shapes=_objects([metas[i].get("shapes") for i in rows]),
-            )
+        shapes = _objects([m.get("shapes") for m in metas])
+        blocks = {
+            pair: {t: _block(id_arr, matrix, shapes, home, fused) for t, (home, fused) in by_type.items()}
+            for pair, by_type in rows.items()
+        }
         ms = (time.perf_counter() - t0) * 1000.0
-        return cls(partitions=parts, n=len(ids), dim=matrix.shape[1], key=key, load_ms=ms)
-
-    def select(self, flt: KernelFilter) -> list[Partition]:
-        """The partitions whose (dsl, backend) pass the filter."""
-        return [
-            p
-            for (dsl, backend), p in self.partitions.items()
-            if (flt.dsl is None or dsl == flt.dsl) and (flt.backend is None or backend == flt.backend)
-        ]
+        return cls(blocks=blocks, n=len(ids), dim=matrix.shape[1], key=key, load_ms=ms)
 
     def score(self, query: np.ndarray, flt: KernelFilter) -> Scored:
-        """Fast semantic scores of exactly the records that pass ``flt`` (stages 1 and 2, fused)."""
+        """Exact semantic scores of exactly the records that pass ``flt`` (stages 1 and 2, fused)."""
         q = normalize(np.asarray(query, dtype=np.float32).reshape(1, -1))[0]
-        selected = self.select(flt)
-        ids, fast, shapes, part, local = [], [], [], [], []
-        for j, p in enumerate(selected):
-            s = fast_scores(p.matrix, q)
-            if flt.op_type is None:
-                rows = np.arange(p.ids.size)
-                ids.append(p.ids), fast.append(s), shapes.append(p.shapes)
-            else:
-                rows = np.flatnonzero(p.op_masks[flt.op_type])
-                ids.append(p.ids[rows]), fast.append(s[rows]), shapes.append(p.shapes[rows])
-            part.append(np.full(rows.size, j, dtype=np.int32)), local.append(rows)
-        if not selected:
-            none = np.zeros(0, dtype=np.int64)
-            return Scored(np.zeros(0, dtype=str), np.zeros(0, np.float32), _objects([]), none, none, [], self.n, q)
-        if len(selected) == 1:
-            return Scored(ids[0], fast[0], shapes[0], part[0], local[0], selected, self.n, q)
-        cat = np.concatenate
-        return Scored(cat(ids), cat(fast), cat(shapes), cat(part), cat(local), selected, self.n, q)
+        parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        for (dsl, backend), by_type in self.blocks.items():
+            if (flt.dsl is not None and dsl != flt.dsl) or (flt.backend is not None and backend != flt.backend):
+                continue
+            if flt.op_type is not None:
+                b = by_type.get(flt.op_type)
+                if b is not None:
+                    parts.append((b.ids, cosine_scores(b.matrix, q), b.shapes))
+                continue
+            for b in by_type.values():  # home rows only: every record once
+                h = b.n_home
+                parts.append((b.ids[:h], cosine_scores(b.matrix[:h], q), b.shapes[:h]))
+        if not parts:
+            return Scored(np.zeros(0, dtype=str), np.zeros(0, np.float32), _objects([]), self.n)
+        if len(parts) == 1:
+            return Scored(*parts[0], n_total=self.n)
+        return Scored(*(np.concatenate(col) for col in zip(*parts)), n_total=self.n)
 
     def search(self, query: np.ndarray, flt: KernelFilter, k: int) -> list[tuple[str, float]]:
         """Stages 1 and 2 alone: the ``k`` best ``(id, semantic score)`` that pass ``flt``."""
         scored = self.score(query, flt)
-        rows, exact = scored.top(k)
-        return [(str(scored.ids[r]), float(s)) for r, s in zip(rows, exact)]
+        return [(str(scored.ids[r]), float(scored.scores[r])) for r in scored.top(k)]
+
+    def rows(self) -> int:
+        """Rows held over all blocks (records with several op types count once per type)."""
+        return sum(b.ids.size for by_type in self.blocks.values() for b in by_type.values())
+
+
+def _block(ids: np.ndarray, matrix: np.ndarray, shapes: np.ndarray, home: list[int], fused: list[int]) -> Block:
+    """Gather a block's rows (home first) into contiguous arrays."""
+    r = np.asarray(home + fused, dtype=np.int64)
+    return Block(ids=ids[r], matrix=np.ascontiguousarray(matrix[r]), shapes=shapes[r], n_home=len(home))
 
 
 def _objects(values: list[Any]) -> np.ndarray:

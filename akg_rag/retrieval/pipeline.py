@@ -2,7 +2,7 @@
 
 Order of work for one query (each step is a :class:`StageReport` in the result):
 
-1. ``index``    -- check the cached index against the store's (record count, revision); reload if stale;
+1. ``index``    -- check the cached index against the store's revision of the collection; reload if stale;
 2. ``filter``   -- keep the (dsl, backend) partitions and op-type mask that the request names
                    (stage 2, pushed *before* scoring: exact, so it equals filtering the full ranking);
 3. ``semantic`` -- cosine of the query's computation embedding to every surviving record (stage 1),
@@ -27,7 +27,6 @@ from akg_rag.retrieval.docs import DocIndex, search_docs
 from akg_rag.retrieval.filters import KernelFilter
 from akg_rag.retrieval.index import KernelIndex, Progress, fetch
 from akg_rag.retrieval.results import KernelHit, Query, RetrievalResult, StageReport
-from akg_rag.retrieval.semantic import SCORE_MARGIN
 from akg_rag.retrieval.shapes import combine, parse_shapes, semantic_floor, shape_score
 
 POOL = 20  # semantic candidates handed to the shape stage at least (widened exactly when needed)
@@ -58,8 +57,16 @@ class Retriever:
         return self._collections[name]
 
     # -- cached indexes -------------------------------------------------------------------------
-    def _key(self, name: str) -> tuple[int, int]:
-        return self.collection(name).count(), int(self.store.revision(name))
+    def _key(self, name: str) -> int:
+        # The store bumps a collection's revision on every write (and keeps it in Chroma, so other
+        # processes' writes show too). Reading it costs ~0.3 ms; collection.count() costs more and
+        # grows with the collection (a row count in SQLite), so it is not part of the key.
+        return int(self.store.revision(name))
+
+    def reload(self) -> None:
+        """Forget the cached indexes (needed only after writes that bypass the store's methods)."""
+        self._kernels = None
+        self._docs = None
 
     def kernel_index(self) -> tuple[KernelIndex, bool]:
         """The kernel index, reloaded when the store changed; also says whether it was reloaded."""
@@ -128,8 +135,7 @@ class Retriever:
         t = time.perf_counter()
         scored = index.score(vector, flt)
         n_match = int(scored.ids.size)
-        top, exact = scored.top(max(self.pool, query.k))
-        semantic = {int(r): float(s) for r, s in zip(top, exact)}
+        semantic = {int(r): float(scored.scores[r]) for r in scored.top(max(self.pool, query.k))}
         stages.append(StageReport("filter", index.n, n_match, 0.0, f"{flt.describe()}; fused with semantic"))
         stages.append(StageReport("semantic", n_match, len(semantic), _ms(t)))
 
@@ -157,7 +163,7 @@ class Retriever:
     ) -> tuple[list[int], dict[int, float | None], dict[int, float]]:
         """Shape-score the pool, widen it to every record that could still reach the top k, rank.
 
-        ``semantic`` (row -> exact score) gains the rows the widening adds.
+        ``semantic`` (row -> score) gains the rows the widening adds.
         """
         shape_of: dict[int, float | None] = {}
         final: dict[int, float] = {}
@@ -170,16 +176,12 @@ class Retriever:
         rate(list(semantic))
         if query.shapes is not None and len(final) >= query.k > 0:
             # A record outside the pool can still win if a perfect shape score lifts it over the
-            # k-th final score; fetch every such record (exactly scored) into the pool.
+            # k-th final score; bring every such record into the pool.
             kth = sorted(final.values(), reverse=True)[query.k - 1]
             floor = semantic_floor(kth)
-            extra = np.asarray(
-                [r for r in np.flatnonzero(scored.fast >= floor - SCORE_MARGIN) if int(r) not in semantic],
-                dtype=np.int64,
-            )
-            for r, s in zip(extra, scored.exact(extra)):
-                semantic[int(r)] = float(s)
-            rate([int(r) for r in extra])
+            extra = [int(r) for r in np.flatnonzero(scored.scores >= floor) if int(r) not in semantic]
+            semantic.update((r, float(scored.scores[r])) for r in extra)
+            rate(extra)
         order = sorted(final, key=lambda r: (-final[r], str(scored.ids[r])))
         return order[: query.k], shape_of, final
 
