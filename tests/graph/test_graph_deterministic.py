@@ -17,10 +17,10 @@ def test_adapts_the_retrieved_kernel_to_the_task(seeded_store, embedder, fast_op
     [attempt] = state["attempts"]
     assert attempt["origin"] == state["kernel_hits"][0]["id"] and attempt["status"] == "correct"
     assert attempt["timings"]["candidate_ms"] > 0
-    # The seed's ModelNew() takes no arguments; the task's Model(dim=1) does: the coder wrapped it.
-    code = state["best"]["code"]
-    assert "class ModelNew(_RetrievedModelNew)" in code
-    assert "wrapped" in next(e["detail"] for e in state["events"] if e["node"] == "coder")
+    # Verified at the task's shapes (6 x 300), not the seed task's (4 x 257); the constructors
+    # already agree (ModelNew(dim=1)), so the kernel is used as retrieved. Wrapping is test_adapt's.
+    assert state["best"]["code"] == state["kernel_hits"][0]["code"]
+    assert "used as retrieved" in next(e["detail"] for e in state["events"] if e["node"] == "coder")
     # The designer's sketch validated and is kept with the kernel.
     from akg_rag.sketch import check_sketch
 
