@@ -18,7 +18,7 @@ from langgraph.runtime import Runtime
 from akg_rag.graph import prompts
 from akg_rag.graph.context import Context
 from akg_rag.graph.events import event, timed
-from akg_rag.graph.mutate import find_tunables
+from akg_rag.search.tunables import find_tunables
 from akg_rag.graph.services import get_chat_model
 from akg_rag.graph.state import Feedback, State
 

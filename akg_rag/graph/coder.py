@@ -7,7 +7,7 @@ code block. Without one:
 
 * functional phase -- adapt the best untried retrieved kernel that computes the task (``adapt.py``);
   with none left, say so plainly (``no_match``) instead of emitting code that cannot work;
-* optimisation phase -- the next untried tunable variant of the best kernel (``mutate.py``).
+* optimisation phase -- the next untried tunable variant of the best kernel (``akg_rag.search.mutate``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from akg_rag.graph.adapt import pick_and_adapt
 from akg_rag.graph.context import Context
 from akg_rag.graph.events import event, timed
 from akg_rag.graph.extract import extract_candidate
-from akg_rag.graph.mutate import next_variant, settings
+from akg_rag.search.mutate import next_variant
+from akg_rag.search.tunables import settings
 from akg_rag.graph.services import get_chat_model
 from akg_rag.graph.state import State
 from akg_rag.task import read_source

@@ -33,8 +33,8 @@ def _arch(backend: str) -> str:
 def kernel_record(state: State, run_id: str) -> Any:
     """The ``KernelRecord`` of the run's best kernel (origin=run)."""
     from akg_rag.analysis import TaskAnalysis
-    from akg_rag.graph.mutate import find_tunables
     from akg_rag.records import KernelRecord, KernelSidecar, Measured
+    from akg_rag.search.tunables import tunable_values
 
     best = state["best"]
     analysis = TaskAnalysis.from_dict(state["analysis"])
@@ -48,7 +48,7 @@ def kernel_record(state: State, run_id: str) -> Any:
     sidecar = KernelSidecar(
         dsl=state["dsl"], backend=state["backend"], arch=_arch(state["backend"]),
         description=f"{analysis.op_name} kernel verified by a generation run ({best.get('origin') or 'llm'})",
-        tunables={t.name: t.value for t in find_tunables(best["code"])},
+        tunables=tunable_values(best["code"]),
         sketch=best.get("sketch", ""), measured=measured, origin="run")
     return KernelRecord.build(sidecar, best["code"], analysis, source=f"run:{run_id}" if run_id else "run")
 
