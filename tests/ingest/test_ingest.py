@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import shutil
 
-import pytest
-
 from ingest.runner import ingest
 
 DOC_SOURCES = {
