@@ -81,12 +81,21 @@ def run_search(seed_source: str, task: str | Path | None, *, dsl: str, backend: 
     cfg = _Config(islands, population, generations, migrate_every, elite, rewrite_share)
     cfg.check()
     if evaluate is None:
+        from akg_rag.verify.options import VerifyOptions
+
         if task is None:
             raise ConfigError("run_search needs a task file to verify against (or an evaluate function)")
+        # Fitness is the speedup vs eager: timing torch.compile of the reference would only cost time.
+        options = options if options is not None else VerifyOptions(compile_baseline=False)
         evaluate = VerifierEvaluator(task, dsl, backend, options, executor)
-    if not tunable_values(seed_source, names) and rewrite is None:
+    found = tunable_values(seed_source, names)
+    if not found and rewrite is None:
         raise ConfigError("the seed candidate has no tunables to mutate: give it module-level UPPER_CASE "
                           "int constants (e.g. BLOCK_SIZE = 1024), or pass a rewrite hook")
+    unknown = sorted(set(domains or {}) - set(found) - {k.split("@", 1)[0] for k in found})
+    if unknown:
+        raise ConfigError(f"domain given for unknown tunable(s) {unknown}; the seed has: "
+                          f"{', '.join(found) or 'none'}")
     run = _Search(cfg, evaluate, random.Random(seed), rewrite, domains, names, progress)
     history = run.evolve(seed_source)
     config = {"islands": islands, "population": population, "generations": generations,

@@ -169,5 +169,7 @@ def test_seed_without_tunables_and_wrong_evaluators_raise():
         search(evaluate=lambda sources: [])
     with pytest.raises(ConfigError, match="unknown target"):
         run_search(SEED, None, dsl="triton", backend="tpu", evaluate=Recorder())
+    with pytest.raises(ConfigError, match="unknown tunable.*BLOCK_SIZE, NUM_WARPS"):
+        search(domains={"BLOK_SIZE": [64]})
     with pytest.raises(ConfigError, match="task file"):
         run_search(SEED, None, dsl="triton", backend="cuda")
