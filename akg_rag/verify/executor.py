@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any, Iterator, Protocol
 
@@ -58,13 +59,22 @@ class LocalExecutor:
         if jobs < 1:
             raise ConfigError(f"jobs must be >= 1, got {jobs}")
         self.jobs = jobs
+        # One lock per user and machine: concurrent executors on one box also take turns timing.
+        uid = os.getuid() if hasattr(os, "getuid") else 0
+        self.lock_path = os.path.join(tempfile.gettempdir(), f"akg-rag-timing-{uid}.lock")
 
     def _share_cores(self, job: dict[str, Any]) -> dict[str, Any]:
-        """CPU jobs run side by side get an equal share of the cores (unless they set their own):
-        oversubscribed OpenMP barriers make kernels orders of magnitude slower."""
+        """Jobs run side by side share the machine fairly (unless they set their own options).
+
+        CPU jobs get an equal share of the cores: oversubscribed OpenMP barriers make kernels
+        orders of magnitude slower. All jobs share one timing lock, so their timed runs never
+        overlap while builds, warm-up and correctness checks still run in parallel.
+        """
         opts = dict(job.get("options") or {})
         if self.jobs > 1 and job.get("backend") == "cpu" and not opts.get("cpu_threads"):
             opts["cpu_threads"] = max(1, (os.cpu_count() or 1) // self.jobs)
+        if self.jobs > 1 and not opts.get("timing_lock"):
+            opts["timing_lock"] = self.lock_path
         return dict(job, options=opts)
 
     def imap(self, jobs: list[dict[str, Any]]) -> Iterator[tuple[int, VerifyResult | AkgError]]:

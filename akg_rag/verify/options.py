@@ -27,6 +27,7 @@ class VerifyOptions:
     static_guards: bool = True         # reject on source-level guard hits before running
     review_speedup: float = 10.0       # speedups above this are flagged review=True
     cpu_threads: int | None = None     # OMP_NUM_THREADS and torch threads of the child (CPU)
+    timing_lock: str | None = None     # file locked during timed runs, shared by concurrent children
     atol: float | None = None          # override the dtype's default tolerance
     rtol: float | None = None
 

@@ -144,7 +144,8 @@ class Protocol:
         if not self.opts.timing:
             return
         inputs = self.data[0][0][0]
-        kw = dict(warmup=self.opts.warmup, runs=self.opts.runs, budget_s=self.opts.timing_budget_s)
+        kw = dict(warmup=self.opts.warmup, runs=self.opts.runs, budget_s=self.opts.timing_budget_s,
+                  lock_path=self.opts.timing_lock)
         self.eager = measure(lambda: self.ref_model(*inputs), self.device, **kw)
         if self.opts.compile_baseline:
             try:
@@ -232,7 +233,8 @@ class Protocol:
         if self.interpreted:  # the interpreter is for correctness: a few runs are plenty
             runs, warmup = min(runs or 3, 3), 0
         self.cand = measure(lambda: model(*inputs), self.device, warmup=warmup, runs=runs,
-                            budget_s=self.opts.timing_budget_s, input_ptrs=storages(inputs))
+                            budget_s=self.opts.timing_budget_s, input_ptrs=storages(inputs),
+                            lock_path=self.opts.timing_lock)
         if self.cand.reused_output:
             self.violations.append(violation(
                 "cached_output", "returned the same output buffer on consecutive timed calls"))
