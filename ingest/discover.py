@@ -74,8 +74,11 @@ def _walk(discovery: Discovery, top: Path, label: str) -> None:
 
     def on_error(err: OSError) -> None:
         where = Path(err.filename or top)
-        rel = where.resolve().relative_to(top.resolve()).as_posix()
         discovery.problems.append(Rejection(str(where), f"unreadable directory ({err.strerror})"))
+        try:
+            rel = where.resolve().relative_to(top.resolve()).as_posix()
+        except ValueError:
+            rel = "."  # outside the root (a link): protect the whole root rather than guess
         discovery.protected.append(Scope(label, f"{label}/{rel}/" if rel != "." else None))
 
     for dirpath, dirnames, filenames in os.walk(top, onerror=on_error):
