@@ -81,7 +81,7 @@ def test_unknown_shapes():
 
 
 def test_combine_lets_semantic_dominate():
-    # A perfect shape cannot lift a hit over one more than 0.1/0.9 ahead in semantic score.
+    # A perfect shape cannot lift a hit over one more than w/(1-w) ahead in semantic score.
     gap = SHAPE_WEIGHT / (1 - SHAPE_WEIGHT)
     assert combine(0.8, 0.0) > combine(0.8 - gap - 1e-6, 1.0)
     # Between equally similar computations the better shape wins.
