@@ -41,8 +41,8 @@ def findings(analysis: dict[str, Any], result: dict[str, Any] | None, code: str,
         out.append("timings come from an interpreter and do not rank candidates; measure on the target")
     frac = timings.get("roofline_fraction")
     if timings.get("achieved_gbps") is not None:
-        out.append(f"achieved {timings['achieved_gbps']:.1f} GB/s"
-                   + (f", {timings['achieved_tflops']:.3f} TFLOP/s" if timings.get("achieved_tflops") else "")
+        out.append(f"achieved {timings['achieved_gbps']:.3g} GB/s"
+                   + (f", {timings['achieved_tflops']:.3g} TFLOP/s" if timings.get("achieved_tflops") else "")
                    + (f" = {frac:.0%} of the roofline" if frac is not None else ""))
     if frac is not None and frac < 0.5:
         if memory_bound:

@@ -34,8 +34,8 @@ def derived_sketch(analysis_dict: dict[str, Any]) -> tuple[str, str]:
         return "", str(e)
 
 
-def designer_prompt(state: State, ctx: Context, derived: str) -> str:
-    """The designer's prompt: task, analysis, derived sketch, retrieved sketches, feedback."""
+def designer_prompt(state: State, ctx: Context, derived: str) -> tuple[str, prompts.PackedContext]:
+    """The designer's prompt (task, analysis, derived sketch, retrieved sketches, feedback) and what it packed."""
     a = state["analysis"]
     packed = prompts.pack_context(state.get("kernel_hits", []), state.get("doc_hits", []),
                                   ctx.context_tokens, with_code=False)
@@ -52,7 +52,7 @@ def designer_prompt(state: State, ctx: Context, derived: str) -> str:
         derived=derived.strip() or "(none could be derived)",
         context=packed.text or "(nothing retrieved)",
         feedback=prompts.feedback_section(state.get("feedback"), "designer"),
-    )
+    ), packed
 
 
 @timed
@@ -64,12 +64,14 @@ def designer(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     rounds = state.get("designer_rounds", 0) + 1
     derived, derive_problem = derived_sketch(state["analysis"])
     model = get_chat_model(ctx)
+    ids: dict[str, list[str]] = {"kernel_ids": [], "doc_ids": []}
     if model is None:
         text = derived
         source = "derived"
     else:
-        answer = model.invoke([SystemMessage(prompts.SYSTEM),
-                               HumanMessage(designer_prompt(state, ctx, derived))])
+        prompt, packed = designer_prompt(state, ctx, derived)
+        ids = {"kernel_ids": packed.kernel_ids, "doc_ids": packed.doc_ids}
+        answer = model.invoke([SystemMessage(prompts.SYSTEM), HumanMessage(prompt)])
         text = extract_sketch(str(answer.content)) or ""
         source = "llm"
     error: dict[str, Any] | None = None
@@ -96,5 +98,5 @@ def designer(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         "designer_rounds": rounds,
         "last_step": "designer",
         "feedback": None,
-        "events": [event("designer", status, detail)],
+        "events": [event("designer", status, detail, **ids)],
     }
