@@ -1,10 +1,12 @@
-"""Shared fixtures for the retrieval tests: a real embedder, real (in-memory) Chroma stores, and
-generators of kernel records that follow the store's flat metadata contract."""
+"""Fixtures for the retrieval tests: generators of kernel records that follow the store's flat
+metadata contract, and a tiny knowledge tree ingested into a real persistent store.
+
+The real embedder (``embedder``) and in-memory stores (``ephemeral_store``) come from tests/conftest.py.
+"""
 
 from __future__ import annotations
 
 import json
-import os
 import random
 from typing import Any
 
@@ -13,24 +15,6 @@ import pytest
 
 from akg_rag.dsl import TARGETS
 from akg_rag.optypes import OP_TYPES, sort_op_types
-
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-
-@pytest.fixture(scope="session")
-def embedder():
-    """The project's real embedding model, loaded once per test session."""
-    from akg_rag.embedding import make_embedder
-
-    return make_embedder()
-
-
-@pytest.fixture
-def store():
-    """A fresh in-memory knowledge store (real Chroma), isolated from every other test."""
-    from akg_rag.store import make_store
-
-    return make_store(ephemeral=True)
 
 
 def kernel_metadata(

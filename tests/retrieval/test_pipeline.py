@@ -82,7 +82,8 @@ def test_bad_filter_raises(retriever):
         retriever.search_text("softmax", dsl="pallas")
 
 
-def test_index_reloads_after_a_write(store, embedder):
+def test_index_reloads_after_a_write(ephemeral_store, embedder):
+    store = ephemeral_store
     retriever = Retriever(store, embedder)
     ids, emb, metas = random_records(40, embedder.dim, seed=1)
     add_records(store, ids, emb, metas)
@@ -104,8 +105,9 @@ def test_index_reloads_after_a_write(store, embedder):
     assert "kernel:fresh" not in [h.id for h in retriever.search_vector(emb[5], q, docs=0).hits]
 
 
-def test_final_order_equals_brute_force(store, embedder):
+def test_final_order_equals_brute_force(ephemeral_store, embedder):
     """Pool widening makes the final top k exact under the combined score."""
+    store = ephemeral_store
     ids, emb, metas = random_records(1200, embedder.dim, seed=5)
     add_records(store, ids, emb, metas)
     got = store.kernels.get(ids=ids, include=["embeddings"])
