@@ -31,6 +31,7 @@ class Fitness:
     feedback: str = ""                    # the verifier's feedback (what a rewrite should fix)
     timings: dict[str, Any] | None = None  # Timings.to_dict() of the verdict, when timed
     meaningful: bool = True               # False when the timings say nothing about speed
+    review: bool = False                  # the verifier flagged the speedup as implausible (> 10x)
 
     @property
     def ok(self) -> bool:
@@ -55,7 +56,7 @@ class Fitness:
             return cls(0.0, result.status, result.feedback, timings, bool(t and t.meaningful))
         if t is None or not t.meaningful or not t.speedup_eager:
             return cls(CORRECT_UNTIMED, result.status, result.feedback, timings, False)
-        return cls(float(t.speedup_eager), result.status, result.feedback, timings, True)
+        return cls(float(t.speedup_eager), result.status, result.feedback, timings, True, bool(result.review))
 
     def describe(self) -> str:
         """One line for feedback and progress: status, speedup and the candidate's time."""
@@ -64,7 +65,8 @@ class Fitness:
         if not self.meaningful:
             return "correct (timings not meaningful: fitness 1.0)"
         ms = (self.timings or {}).get("candidate_ms")
-        return f"correct, {self.value:.3g}x vs eager" + (f" ({ms:.4g} ms)" if ms is not None else "")
+        flag = "; flagged for review: check the baseline" if self.review else ""
+        return f"correct, {self.value:.3g}x vs eager" + (f" ({ms:.4g} ms{flag})" if ms is not None else "")
 
 
 class MapExecutor(Protocol):

@@ -57,7 +57,8 @@ class Candidate:
         f = self.fitness
         return {"key": self.key, "tunables": dict(self.tunables), "origin": self.origin,
                 "born": self.born, "parent": self.parent, "fitness": self.value,
-                "status": f.status if f else "pending", "meaningful": f.meaningful if f else None}
+                "status": f.status if f else "pending", "meaningful": f.meaningful if f else None,
+                "review": f.review if f else False}
 
 
 def rank_key(c: Candidate, position: int) -> tuple[float, int, int]:

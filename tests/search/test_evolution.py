@@ -146,6 +146,8 @@ def test_fitness_from_verdicts():
     timed = Timings(candidate_ms=1.0, eager_ms=2.5, speedup_eager=2.5, meaningful=True)
     interp = Timings(candidate_ms=9.0, eager_ms=0.1, speedup_eager=0.01, meaningful=False)
     assert Fitness.from_result(VerifyResult("correct", timings=timed)).value == 2.5
+    flagged = Fitness.from_result(VerifyResult("correct", timings=timed, review=True))
+    assert flagged.review and "flagged for review" in flagged.describe()
     assert Fitness.from_result(VerifyResult("correct", timings=interp)).value == 1.0
     assert Fitness.from_result(VerifyResult("correct")).value == 1.0
     wrong = Fitness.from_result(VerifyResult("incorrect", feedback="max abs error 3", timings=timed))
