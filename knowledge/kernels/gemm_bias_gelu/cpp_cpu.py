@@ -20,6 +20,9 @@ namespace {
 // A KC x NC panel of B is 256 KiB, sized to stay in L2 while MC rows of A stream through it.
 constexpr int64_t MR = 4, NR = 16;
 constexpr int64_t MC = 64, NC = 256, KC = 256;
+// Below this many multiply-adds (or copied elements) one thread finishes before an OpenMP
+// fork/join (a few microseconds) would pay off, so the loops run serially.
+constexpr int64_t MIN_PARALLEL_WORK = 1 << 17;
 
 // One MC x NC tile of C[M, N] = epi(i, j, sum_k A[i, k] * B[k, j]); row-major, dense, K > 0.
 // Partial sums of earlier K slices are parked in C; the last slice applies the epilogue.
@@ -69,7 +72,7 @@ void gemm_tile(const float* A, const float* B, float* C, int64_t N, int64_t K,
 template <class Epi>
 void gemm(const float* A, const float* B, float* C, int64_t M, int64_t N, int64_t K, const Epi& epi) {
   const int64_t mt = (M + MC - 1) / MC, nt = (N + NC - 1) / NC;
-#pragma omp parallel for collapse(2) schedule(dynamic)
+#pragma omp parallel for collapse(2) schedule(dynamic) if (M * N * K >= MIN_PARALLEL_WORK)
   for (int64_t bi = 0; bi < mt; ++bi)
     for (int64_t bj = 0; bj < nt; ++bj)
       gemm_tile(A, B, C, N, K, bi * MC, std::min(M, bi * MC + MC), bj * NC,
@@ -79,7 +82,7 @@ void gemm(const float* A, const float* B, float* C, int64_t M, int64_t N, int64_
 // Wt[K, N] = W[N, K]^T in 32 x 32 blocks, so that a weight stored as (out, in) feeds the
 // row-major GEMM; redone on every call (it costs K*N copies against M*N*K multiply-adds).
 void transpose_pack(const float* W, float* Wt, int64_t N, int64_t K) {
-#pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for collapse(2) schedule(static) if (N * K >= MIN_PARALLEL_WORK)
   for (int64_t n0 = 0; n0 < N; n0 += 32)
     for (int64_t k0 = 0; k0 < K; k0 += 32)
       for (int64_t n = n0; n < std::min(N, n0 + 32); ++n)
