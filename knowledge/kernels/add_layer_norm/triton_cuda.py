@@ -1,4 +1,4 @@
-"""layer_norm(x + residual) over the last dimension, fused in one Triton kernel, one program per row.
+"""layer_norm(x + residual) over the last dimension: one fused Triton kernel, one program per row.
 
 Three sweeps over the row in BLOCK_N chunks, each forming x + residual on the fly: the sum (mean),
 the centred sum of squares (variance, without E[s^2] - E[s]^2 cancellation), then normalise and
@@ -79,7 +79,7 @@ def add_layer_norm(x: torch.Tensor, residual: torch.Tensor, weight: torch.Tensor
 
 
 class ModelNew(nn.Module):
-    """Residual add + LayerNorm through the fused Triton kernel; nn.LayerNorm holds the parameters."""
+    """Residual add + LayerNorm through the fused Triton kernel; nn.LayerNorm holds the weights."""
 
     def __init__(self, hidden_size: int):
         super().__init__()

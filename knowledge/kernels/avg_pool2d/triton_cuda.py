@@ -49,7 +49,7 @@ def avg_pool2d(x: torch.Tensor, kernel_size: int, stride: int, padding: int) -> 
     if x.dtype != torch.float32 or x.dim() != 4:
         raise TypeError(f"avg_pool2d: float32 (N, C, H, W) only, got {x.dtype} {tuple(x.shape)}")
     if kernel_size < 1 or stride < 1 or padding < 0 or 2 * padding > kernel_size:
-        raise ValueError("avg_pool2d: kernel >= 1, stride >= 1 and 0 <= padding <= kernel / 2 required")
+        raise ValueError("avg_pool2d: need kernel >= 1, stride >= 1, 0 <= padding <= kernel / 2")
     x = x.contiguous()
     NB, C, H, W = x.shape
     OH = (H + 2 * padding - kernel_size) // stride + 1

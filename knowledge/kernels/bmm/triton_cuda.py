@@ -79,7 +79,8 @@ def bmm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """C = bmm(a, b) for 3-D float32 tensors (batch, M, K) and (batch, K, N)."""
     _check("bmm", a, b)
     if a.dim() != 3 or b.dim() != 3 or a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
-        raise ValueError(f"bmm: need (L, M, K) and (L, K, N), got {tuple(a.shape)} and {tuple(b.shape)}")
+        raise ValueError(f"bmm: need (L, M, K) and (L, K, N), got "
+                         f"{tuple(a.shape)} and {tuple(b.shape)}")
     L, M, K = a.shape
     N = b.shape[2]
     c = torch.empty((L, M, N), device=a.device, dtype=torch.float32)

@@ -54,7 +54,8 @@ def conv2d_kernel(
         iw = iw0[:, None] + kw[None, :]
         # Zero padding and the M/K tails: masked lanes load 0 and add nothing.
         a_mask = (m[:, None] < M) & (k[None, :] < K) & (ih >= 0) & (ih < H) & (iw >= 0) & (iw < W)
-        a = tl.load(x_ptr + ((n[:, None] * C + c[None, :]) * H + ih) * W + iw, mask=a_mask, other=0.0)
+        src = x_ptr + ((n[:, None] * C + c[None, :]) * H + ih) * W + iw
+        a = tl.load(src, mask=a_mask, other=0.0)
         b = tl.load(w_ptr + oc[None, :] * K + k[:, None],
                     mask=(k[:, None] < K) & (oc[None, :] < OC), other=0.0)
         acc = tl.dot(a, b, acc, input_precision="ieee")  # fp32 products and sums: no TF32
@@ -94,7 +95,7 @@ def conv2d(x: torch.Tensor, weight: torch.Tensor, stride: int, padding: int) -> 
 
 
 class ModelNew(nn.Module):
-    """nn.Conv2d (bias=False) through the Triton implicit GEMM; the Conv2d module holds the weight."""
+    """nn.Conv2d (bias=False) through the Triton implicit GEMM; nn.Conv2d holds the weight."""
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int, stride: int = 1,
                  padding: int = 0):

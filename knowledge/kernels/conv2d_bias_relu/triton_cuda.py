@@ -56,7 +56,8 @@ def conv2d_bias_relu_kernel(
         iw = iw0[:, None] + kw[None, :]
         # Zero padding and the M/K tails: masked lanes load 0 and add nothing.
         a_mask = (m[:, None] < M) & (k[None, :] < K) & (ih >= 0) & (ih < H) & (iw >= 0) & (iw < W)
-        a = tl.load(x_ptr + ((n[:, None] * C + c[None, :]) * H + ih) * W + iw, mask=a_mask, other=0.0)
+        src = x_ptr + ((n[:, None] * C + c[None, :]) * H + ih) * W + iw
+        a = tl.load(src, mask=a_mask, other=0.0)
         b = tl.load(w_ptr + oc[None, :] * K + k[:, None],
                     mask=(k[:, None] < K) & (oc[None, :] < OC), other=0.0)
         acc = tl.dot(a, b, acc, input_precision="ieee")  # fp32 products and sums: no TF32
@@ -77,7 +78,8 @@ def conv2d_bias_relu(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, 
         raise ValueError(f"conv2d_bias_relu: need x (N, C, H, W), weight (OC, C, KH, KW), got "
                          f"{tuple(x.shape)} and {tuple(weight.shape)}")
     if stride < 1 or padding < 0:
-        raise ValueError(f"conv2d_bias_relu: need stride >= 1, padding >= 0, got {stride}, {padding}")
+        raise ValueError(f"conv2d_bias_relu: need stride >= 1, padding >= 0, got "
+                         f"{stride}, {padding}")
     x = x.contiguous()
     weight = weight.contiguous()
     bias = bias.contiguous()
@@ -101,7 +103,7 @@ def conv2d_bias_relu(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, 
 
 
 class ModelNew(nn.Module):
-    """Conv2d + bias + ReLU through the fused Triton implicit GEMM; nn.Conv2d holds the parameters."""
+    """Conv2d + bias + ReLU through the fused Triton implicit GEMM; nn.Conv2d holds the weights."""
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int):
         super().__init__()

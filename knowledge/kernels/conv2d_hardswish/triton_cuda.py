@@ -56,7 +56,8 @@ def conv2d_hardswish_kernel(
         iw = iw0[:, None] + kw[None, :]
         # Zero padding and the M/K tails: masked lanes load 0 and add nothing.
         a_mask = (m[:, None] < M) & (k[None, :] < K) & (ih >= 0) & (ih < H) & (iw >= 0) & (iw < W)
-        a = tl.load(x_ptr + ((n[:, None] * C + c[None, :]) * H + ih) * W + iw, mask=a_mask, other=0.0)
+        src = x_ptr + ((n[:, None] * C + c[None, :]) * H + ih) * W + iw
+        a = tl.load(src, mask=a_mask, other=0.0)
         b = tl.load(w_ptr + oc[None, :] * K + k[:, None],
                     mask=(k[:, None] < K) & (oc[None, :] < OC), other=0.0)
         acc = tl.dot(a, b, acc, input_precision="ieee")  # fp32 products and sums: no TF32
@@ -68,7 +69,7 @@ def conv2d_hardswish_kernel(
 
 def conv2d_hardswish(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, stride: int,
                      padding: int) -> torch.Tensor:
-    """hardswish(conv2d(x, weight) + bias): square stride, zero padding, float32 NCHW, groups = 1."""
+    """hardswish(conv2d(x, weight) + bias): square stride, zero padding, fp32 NCHW, groups = 1."""
     if x.dtype != torch.float32 or weight.dtype != torch.float32:
         raise TypeError(f"conv2d_hardswish: float32 only, got {x.dtype} and {weight.dtype}")
     if bias.dtype != torch.float32 or bias.shape != (weight.shape[0],):
@@ -77,7 +78,8 @@ def conv2d_hardswish(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, 
         raise ValueError(f"conv2d_hardswish: need x (N, C, H, W), weight (OC, C, KH, KW), got "
                          f"{tuple(x.shape)} and {tuple(weight.shape)}")
     if stride < 1 or padding < 0:
-        raise ValueError(f"conv2d_hardswish: need stride >= 1, padding >= 0, got {stride}, {padding}")
+        raise ValueError(f"conv2d_hardswish: need stride >= 1, padding >= 0, got "
+                         f"{stride}, {padding}")
     x = x.contiguous()
     weight = weight.contiguous()
     bias = bias.contiguous()

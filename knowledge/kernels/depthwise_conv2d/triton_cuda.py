@@ -45,7 +45,8 @@ def depthwise_conv2d_kernel(
     tl.store(out_ptr + offs, acc, mask=live)
 
 
-def depthwise_conv2d(x: torch.Tensor, weight: torch.Tensor, stride: int, padding: int) -> torch.Tensor:
+def depthwise_conv2d(x: torch.Tensor, weight: torch.Tensor, stride: int,
+                     padding: int) -> torch.Tensor:
     """Depthwise conv2d of float32 NCHW x with weight (C, 1, KH, KW)."""
     if x.dtype != torch.float32 or weight.dtype != torch.float32:
         raise TypeError(f"depthwise_conv2d: float32 only, got {x.dtype} and {weight.dtype}")
@@ -53,7 +54,8 @@ def depthwise_conv2d(x: torch.Tensor, weight: torch.Tensor, stride: int, padding
         raise ValueError(f"depthwise_conv2d: need x (N, C, H, W) and weight (C, 1, KH, KW), got "
                          f"{tuple(x.shape)} and {tuple(weight.shape)}")
     if stride < 1 or padding < 0:
-        raise ValueError(f"depthwise_conv2d: stride >= 1 and padding >= 0 required, got {stride}, {padding}")
+        raise ValueError(f"depthwise_conv2d: stride >= 1 and padding >= 0 required, got "
+                         f"{stride}, {padding}")
     x = x.contiguous()
     weight = weight.contiguous()
     NB, C, H, W = x.shape

@@ -37,7 +37,8 @@ def embedding(ids: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     if ids.dtype != torch.int64:
         raise TypeError(f"embedding: ids must be int64, got {ids.dtype}")
     if table.dtype != torch.float32 or table.dim() != 2:
-        raise TypeError(f"embedding: table must be float32 (V, D), got {table.dtype} {tuple(table.shape)}")
+        raise TypeError(f"embedding: table must be float32 (V, D), got "
+                        f"{table.dtype} {tuple(table.shape)}")
     V, D = table.shape
     ids = ids.contiguous()
     if ids.numel() > 0 and (int(ids.min()) < 0 or int(ids.max()) >= V):
@@ -46,7 +47,8 @@ def embedding(ids: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     out = torch.empty((*ids.shape, D), device=table.device, dtype=torch.float32)
     T = ids.numel()
     if T > 0 and D > 0:
-        embedding_kernel[(T, triton.cdiv(D, BLOCK))](ids, table, out, D, BLOCK=BLOCK, num_warps=NUM_WARPS)
+        grid = (T, triton.cdiv(D, BLOCK))
+        embedding_kernel[grid](ids, table, out, D, BLOCK=BLOCK, num_warps=NUM_WARPS)
     return out
 
 

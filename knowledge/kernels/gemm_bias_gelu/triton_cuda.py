@@ -1,4 +1,4 @@
-"""gelu(x @ W^T + b), exact erf GELU: a tiled Triton GEMM with bias and GELU fused into its epilogue.
+"""gelu(x @ W^T + b), exact erf GELU: a tiled Triton GEMM with bias and GELU in its epilogue.
 
 The Linear weight (N, K) is read as W^T through swapped strides (no copy). IEEE fp32 tl.dot,
 fp32 accumulation, masks on every tail; the pre-activation never goes to memory.

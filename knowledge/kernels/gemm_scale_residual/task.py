@@ -1,4 +1,4 @@
-"""Linear layer, scaled, plus its own unscaled output as a residual: y = g * s + g, g = x W^T + b."""
+"""Linear layer, scaled, plus its own unscaled output as residual: y = g * s + g, g = x W^T + b."""
 
 import os
 

@@ -73,7 +73,8 @@ def _check(name: str, *tensors: torch.Tensor) -> None:
             raise ValueError(f"{name}: all tensors must be on one device")
 
 
-def gemm_scale_residual(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, scaling_factor: float) -> torch.Tensor:
+def gemm_scale_residual(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor,
+                        scaling_factor: float) -> torch.Tensor:
     """g * scaling_factor + g with g = x @ weight.T + bias, float32."""
     _check("gemm_scale_residual", x, weight, bias)
     if x.dim() != 2 or weight.dim() != 2 or bias.dim() != 1 or x.shape[1] != weight.shape[1] \
@@ -96,7 +97,7 @@ def gemm_scale_residual(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tenso
 
 
 class ModelNew(nn.Module):
-    """Linear, scale and residual add through the fused Triton GEMM; nn.Linear holds the parameters."""
+    """Linear, scale and residual add through the fused Triton GEMM (nn.Linear parameters)."""
 
     def __init__(self, in_features: int, out_features: int, scaling_factor: float):
         super().__init__()

@@ -1,4 +1,4 @@
-"""sum_j sigmoid(x @ W^T + b)[:, j]: a Triton GEMM whose epilogue applies sigmoid and reduces its tile.
+"""sum_j sigmoid(x @ W^T + b)[:, j]: a Triton GEMM whose epilogue applies sigmoid and sums its tile.
 
 Each GEMM program writes one partial row sum per row of its tile (columns past N masked to 0) into
 a (M, tiles_n) buffer; a second small kernel adds the partials of each row in a fixed order,

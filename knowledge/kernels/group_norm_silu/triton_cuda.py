@@ -63,7 +63,8 @@ def group_norm_silu(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, g
         if t.dtype != torch.float32:
             raise TypeError(f"group_norm_silu: {name} must be float32, got {t.dtype}")
     if x.dim() < 2 or x.shape[1] % groups != 0:
-        raise ValueError(f"group_norm_silu: need x (N, C, ...) with C divisible by {groups}, got {tuple(x.shape)}")
+        raise ValueError(f"group_norm_silu: need x (N, C, ...) with C divisible by {groups}, got "
+                         f"{tuple(x.shape)}")
     NB, C = x.shape[0], x.shape[1]
     if weight.shape != (C,) or bias.shape != (C,):
         raise ValueError(f"group_norm_silu: weight and bias must be ({C},)")
@@ -78,7 +79,7 @@ def group_norm_silu(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, g
 
 
 class ModelNew(nn.Module):
-    """GroupNorm + SiLU through the fused Triton kernel; nn.GroupNorm holds the affine parameters."""
+    """GroupNorm + SiLU through the fused Triton kernel; nn.GroupNorm holds weight and bias."""
 
     def __init__(self, num_groups: int, num_channels: int):
         super().__init__()

@@ -50,7 +50,8 @@ def layer_norm_gelu_kernel(
         tl.store(y_ptr + row + cols, y, mask=live)
 
 
-def layer_norm_gelu(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float) -> torch.Tensor:
+def layer_norm_gelu(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor,
+                    eps: float) -> torch.Tensor:
     """gelu(layer_norm(x, (N,), weight, bias, eps)) for float32 x (..., N)."""
     for name, t in (("x", x), ("weight", weight), ("bias", bias)):
         if t.dtype != torch.float32:
@@ -70,7 +71,7 @@ def layer_norm_gelu(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, e
 
 
 class ModelNew(nn.Module):
-    """LayerNorm + GELU through the fused Triton kernel; nn.LayerNorm holds the affine parameters."""
+    """LayerNorm + GELU through the fused Triton kernel; nn.LayerNorm holds weight and bias."""
 
     def __init__(self, hidden_size: int):
         super().__init__()

@@ -73,7 +73,8 @@ def matmul(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """C = a @ b for 2-D float32 tensors on one device (any strides)."""
     _check("matmul", a, b)
     if a.dim() != 2 or b.dim() != 2 or a.shape[1] != b.shape[0]:
-        raise ValueError(f"matmul: need A (M, K) and B (K, N), got {tuple(a.shape)} and {tuple(b.shape)}")
+        raise ValueError(f"matmul: need A (M, K) and B (K, N), got "
+                         f"{tuple(a.shape)} and {tuple(b.shape)}")
     M, K = a.shape
     N = b.shape[1]
     c = torch.empty((M, N), device=a.device, dtype=torch.float32)

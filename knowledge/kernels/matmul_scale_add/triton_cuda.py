@@ -73,10 +73,12 @@ def _check(name: str, *tensors: torch.Tensor) -> None:
             raise ValueError(f"{name}: all tensors must be on one device")
 
 
-def matmul_scale_add(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, alpha: float) -> torch.Tensor:
+def matmul_scale_add(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor,
+                     alpha: float) -> torch.Tensor:
     """alpha * (a @ b) + c for float32 a (M, K), b (K, N), c (M, N)."""
     _check("matmul_scale_add", a, b, c)
-    if a.dim() != 2 or b.dim() != 2 or a.shape[1] != b.shape[0] or tuple(c.shape) != (a.shape[0], b.shape[1]):
+    if a.dim() != 2 or b.dim() != 2 or a.shape[1] != b.shape[0] \
+            or tuple(c.shape) != (a.shape[0], b.shape[1]):
         raise ValueError("matmul_scale_add: need A (M, K), B (K, N) and C (M, N), got "
                          f"{tuple(a.shape)}, {tuple(b.shape)}, {tuple(c.shape)}")
     M, K = a.shape

@@ -1,4 +1,4 @@
-"""softmax(x @ W^T + b, dim=1): a Triton GEMM with the bias in its epilogue, then a row softmax kernel.
+"""softmax(x @ W^T + b, dim=1): a Triton GEMM with the bias in its epilogue, then a row softmax.
 
 The GEMM (IEEE fp32 tl.dot, fp32 accumulation) writes the logits; one program per row then takes
 a numerically stable softmax in place (online max and rescaled sum, then normalise), so a row of
@@ -125,7 +125,7 @@ def matmul_softmax(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) ->
 
 
 class ModelNew(nn.Module):
-    """Linear + softmax through the Triton GEMM and row-softmax kernels; nn.Linear holds the parameters."""
+    """Linear + softmax through the Triton GEMM and row-softmax kernels (nn.Linear parameters)."""
 
     def __init__(self, in_features: int, out_features: int):
         super().__init__()

@@ -73,7 +73,8 @@ def matmul_transposed(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """C = a @ b.T for float32 a (M, K) and b (N, K)."""
     _check("matmul_transposed", a, b)
     if a.dim() != 2 or b.dim() != 2 or a.shape[1] != b.shape[1]:
-        raise ValueError(f"matmul_transposed: need A (M, K) and B (N, K), got {tuple(a.shape)} and {tuple(b.shape)}")
+        raise ValueError(f"matmul_transposed: need A (M, K) and B (N, K), got "
+                         f"{tuple(a.shape)} and {tuple(b.shape)}")
     M, K = a.shape
     N = b.shape[0]
     c = torch.empty((M, N), device=a.device, dtype=torch.float32)

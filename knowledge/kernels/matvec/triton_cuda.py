@@ -43,7 +43,8 @@ def matvec(a: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
     if a.dtype != torch.float32 or x.dtype != torch.float32:
         raise TypeError(f"matvec: float32 only, got {a.dtype} and {x.dtype}")
     if a.dim() != 2 or x.dim() != 2 or x.shape[1] != 1 or a.shape[1] != x.shape[0]:
-        raise ValueError(f"matvec: need A (M, K) and x (K, 1), got {tuple(a.shape)} and {tuple(x.shape)}")
+        raise ValueError(f"matvec: need A (M, K) and x (K, 1), got "
+                         f"{tuple(a.shape)} and {tuple(x.shape)}")
     a = a.contiguous()
     x = x.contiguous()
     M, K = a.shape

@@ -16,7 +16,7 @@ max_value = 1.0
 
 
 class Model(nn.Module):
-    """y = clamp(x * scale + bias, min_value, max_value) with learnable per-feature scale and bias."""
+    """y = clamp(x * scale + bias, min_value, max_value), learnable per-feature scale and bias."""
 
     def __init__(self, features: int, min_value: float, max_value: float):
         super().__init__()

@@ -36,7 +36,8 @@ def mul_add_clamp_kernel(
     tl.store(y_ptr + row + cols, y, mask=live)
 
 
-def mul_add_clamp(x: torch.Tensor, scale: torch.Tensor, bias: torch.Tensor, lo: float, hi: float) -> torch.Tensor:
+def mul_add_clamp(x: torch.Tensor, scale: torch.Tensor, bias: torch.Tensor, lo: float,
+                  hi: float) -> torch.Tensor:
     """clamp(x * scale + bias, lo, hi) for float32 x (..., F) and scale, bias (F,)."""
     for name, t in (("x", x), ("scale", scale), ("bias", bias)):
         if t.dtype != torch.float32:

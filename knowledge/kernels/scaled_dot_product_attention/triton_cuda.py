@@ -66,7 +66,8 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor
     """scaled_dot_product_attention(q, k, v) without mask or dropout, float32 (B, H, S, D)."""
     for name, t in (("Q", q), ("K", k), ("V", v)):
         if t.dtype != torch.float32 or t.dim() != 4:
-            raise TypeError(f"attention: {name} must be float32 (B, H, S, D), got {t.dtype} {tuple(t.shape)}")
+            raise TypeError(f"attention: {name} must be float32 (B, H, S, D), got "
+                            f"{t.dtype} {tuple(t.shape)}")
     if k.shape != v.shape or q.shape[:2] != k.shape[:2] or q.shape[3] != k.shape[3]:
         raise ValueError(f"attention: need Q (B, H, SQ, D) and K, V (B, H, SK, D), got "
                          f"{tuple(q.shape)}, {tuple(k.shape)}, {tuple(v.shape)}")

@@ -35,7 +35,8 @@ def silu_mul(x: torch.Tensor) -> torch.Tensor:
     if x.dtype != torch.float32:
         raise TypeError(f"silu_mul: float32 only, got {x.dtype}")
     if x.dim() < 1 or x.shape[-1] % 2 != 0:
-        raise ValueError(f"silu_mul: the last dimension must be even (gate | up), got {tuple(x.shape)}")
+        raise ValueError(f"silu_mul: the last dimension must be even (gate | up), got "
+                         f"{tuple(x.shape)}")
     x = x.contiguous()
     H = x.shape[-1] // 2
     y = torch.empty((*x.shape[:-1], H), device=x.device, dtype=torch.float32)

@@ -1,4 +1,4 @@
-"""Reworded task: pre-norm residual stream: hidden + sublayer output, normalised with mean/var by hand."""
+"""Reworded task: residual stream hidden + sublayer output, normalised with mean/var by hand."""
 
 import torch
 import torch.nn as nn

@@ -1,4 +1,4 @@
-"""Reworded task: a 3x3 same-padding convolution through torch.nn.functional.conv2d and a weight parameter."""
+"""Reworded task: a 3x3 same-padding convolution through F.conv2d and a weight parameter."""
 
 import torch
 import torch.nn as nn

@@ -1,4 +1,4 @@
-"""Reworded task: per-channel (grouped) 3x3 filtering with F.conv2d and groups equal to the channel count."""
+"""Reworded task: per-channel 3x3 filtering with F.conv2d and groups equal to the channels."""
 
 import torch
 import torch.nn as nn

@@ -1,4 +1,4 @@
-"""Reworded task: token-id lookup into a vocabulary matrix with F.embedding / index_select style gather."""
+"""Reworded task: token-id lookup into a vocabulary matrix with F.embedding."""
 
 import torch
 import torch.nn as nn

@@ -1,4 +1,4 @@
-"""Reworded task: logistic of a dense projection, 1 / (1 + exp(-z)), summed over features per row."""
+"""Reworded task: logistic of a dense projection, 1 / (1 + exp(-z)), summed over each row."""
 
 import torch
 import torch.nn as nn

@@ -1,4 +1,4 @@
-"""Reworded task: F.group_norm over channel groups of an image batch, then x * sigmoid(x) by hand."""
+"""Reworded task: F.group_norm over channel groups of images, then x * sigmoid(x) by hand."""
 
 import torch
 import torch.nn as nn

@@ -1,4 +1,4 @@
-"""Reworded task: transformer-style F.layer_norm with explicit gamma/beta, then nn.GELU() as a module."""
+"""Reworded task: F.layer_norm with explicit gamma/beta, then nn.GELU() as a module."""
 
 import torch
 import torch.nn as nn

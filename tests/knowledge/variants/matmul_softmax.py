@@ -1,4 +1,4 @@
-"""Reworded task: class probabilities from a linear classifier, softmax written as exp / sum with max shift."""
+"""Reworded task: class probabilities of a linear classifier, softmax as shifted exp / sum."""
 
 import torch
 import torch.nn as nn

@@ -1,4 +1,4 @@
-"""Reworded task: multi-head attention core on (batch, tokens, heads, dim) inputs, explicit scale keyword."""
+"""Reworded task: attention core on (batch, tokens, heads, dim) inputs, explicit scale keyword."""
 
 import torch
 import torch.nn as nn
