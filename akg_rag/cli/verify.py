@@ -31,6 +31,10 @@ def add_common_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--device", default=None, help="torch device for cuda backends, e.g. cuda:1")
     p.add_argument("--cache-dir", default=None,
                    help="extension build cache root (default $AKG_RAG_CACHE_DIR or ~/.cache/akg-rag)")
+    p.add_argument("--profile", action="store_true",
+                   help="after timing, record the profiler's kernel list of the candidate (per call)")
+    p.add_argument("--timing-budget", type=float, default=1.0, metavar="S",
+                   help="seconds of timed runs per measured function when --runs is unset (default 1)")
 
 
 def options_from_args(args: argparse.Namespace) -> Any:
@@ -40,7 +44,8 @@ def options_from_args(args: argparse.Namespace) -> Any:
     return VerifyOptions(trials=args.trials, timeout_s=args.timeout, scale=args.scale,
                          timing=not args.no_timing, compile_baseline=not args.no_compile_baseline,
                          runs=args.runs, memory_mb=args.memory_mb, device=args.device,
-                         cache_dir=args.cache_dir)
+                         cache_dir=args.cache_dir, profile=args.profile,
+                         timing_budget_s=args.timing_budget)
 
 
 def register(subparsers: Any) -> None:
@@ -78,6 +83,9 @@ def format_result(r: Any) -> str:
         if t.achieved_gbps or t.achieved_tflops:
             frac = f", {t.roofline_fraction * 100:.1f}% of roofline" if t.roofline_fraction else ""
             lines.append(f"  achieved {t.achieved_gbps or 0:.3g} GB/s, {t.achieved_tflops or 0:.3g} TFLOP/s{frac}")
+    if r.profile:
+        lines.append("profile (per call, most expensive first):")
+        lines += [f"  {k['time_us']:10.2f} us  x{k['count']:g}  {k['name'][:90]}" for k in r.profile[:8]]
     lines.append(f"wall time {r.wall_s:.1f} s")
     return "\n".join(lines)
 

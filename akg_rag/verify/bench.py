@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -94,12 +94,12 @@ def discover(tasks_dir: str | Path, candidates_dir: str | Path, dsl: str, backen
     return items
 
 
-def _progress(total: int) -> Callable[[str], None]:
+def _progress(total: int, desc: str = "bench") -> Callable[[str], None]:
     """A tick function: tqdm when importable, else a counter on stderr."""
     try:
         from tqdm import tqdm
 
-        bar = tqdm(total=total, unit="task", file=sys.stderr)
+        bar = tqdm(total=total, unit="task", desc=desc, file=sys.stderr)
 
         def tick(label: str) -> None:
             bar.set_postfix_str(label)
@@ -113,27 +113,44 @@ def _progress(total: int) -> Callable[[str], None]:
 
         def tick_plain(label: str) -> None:
             done[0] += 1
-            print(f"[{done[0]}/{total}] {label}", file=sys.stderr, flush=True)
+            print(f"{desc} [{done[0]}/{total}] {label}", file=sys.stderr, flush=True)
 
         return tick_plain
 
 
 def run_bench(items: list[BenchItem], dsl: str, backend: str, options: VerifyOptions,
               executor: Executor | None = None, progress: bool = True) -> list[BenchItem]:
-    """Verify every item that has a candidate; fills ``result`` or ``error`` in place."""
+    """Verify every item that has a candidate; fills ``result`` or ``error`` in place.
+
+    With a parallel executor and timing on, the work is split in two phases so that no timed run
+    shares the device with another candidate's work: (1) every candidate is checked for
+    correctness in parallel, timing off -- this also fills the build, Triton and inductor caches;
+    (2) the correct ones are verified again, one at a time, with timing (caches warm).
+    """
     executor = executor or LocalExecutor(jobs=1)
     runnable = [it for it in items if it.candidate is not None]
+    two_phase = options.timing and getattr(executor, "jobs", 1) > 1
+    first = replace(options, timing=False) if two_phase else options
+    _run_phase(runnable, dsl, backend, first, executor, progress, "verify" if two_phase else "bench")
+    if two_phase:
+        correct = [it for it in runnable if it.result is not None and it.result.ok]
+        _run_phase(correct, dsl, backend, options, LocalExecutor(jobs=1), progress, "time")
+    return items
+
+
+def _run_phase(items: list[BenchItem], dsl: str, backend: str, options: VerifyOptions,
+               executor: Executor, progress: bool, label: str) -> None:
+    """Run one job per item through ``executor``; a later phase's verdict replaces an earlier one."""
     jobs = [make_job(str(it.task), str(it.candidate), dsl=dsl, backend=backend, options=options.to_dict())
-            for it in runnable]
-    tick = _progress(len(jobs)) if progress and jobs else (lambda label: None)
+            for it in items]
+    tick = _progress(len(jobs), label) if progress and jobs else (lambda label: None)
     for i, r in executor.imap(jobs):
-        it = runnable[i]
+        it = items[i]
         if isinstance(r, AkgError):
             it.error = str(r)
         else:
             it.result = r
         tick(f"{it.name}: {it.status}")
-    return items
 
 
 def _geomean(values: list[float]) -> float | None:

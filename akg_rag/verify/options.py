@@ -28,6 +28,7 @@ class VerifyOptions:
     review_speedup: float = 10.0       # speedups above this are flagged review=True
     cpu_threads: int | None = None     # OMP_NUM_THREADS and torch threads of the child (CPU)
     timing_lock: str | None = None     # file locked during timed runs, shared by concurrent children
+    profile: bool = False              # after timing, record torch.profiler's kernel list of one call
     atol: float | None = None          # override the dtype's default tolerance
     rtol: float | None = None
 

@@ -24,6 +24,7 @@ from akg_rag.verify.hooks import GuardError, Hooks
 from akg_rag.verify.ops import OpRecorder, coverage
 from akg_rag.verify.options import VerifyOptions
 from akg_rag.verify.roofline import roofline
+from akg_rag.verify.profiling import profile_calls
 from akg_rag.verify.timing import measure, storages
 
 
@@ -260,6 +261,11 @@ class Protocol:
         if self.dsl == "triton":
             import triton  # noqa: F401 - imported before the hooks patch its launcher
         self.device = self._device()
+        # The reference is computed in the precision its dtype states: cuDNN's default TF32
+        # convolutions (and TF32 matmuls, if enabled) would judge an exact fp32 kernel wrong by
+        # ~1e-3. The same settings hold for the eager and torch.compile baselines.
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
         if self.opts.cpu_threads:
             torch.set_num_threads(self.opts.cpu_threads)
         self.flops, self.min_bytes, self.dtype = self._analysis()
@@ -279,6 +285,8 @@ class Protocol:
         mismatch = self._correctness(model)
         if mismatch is None and not self.violations:
             self._timing(model)
+            self.kernel_profile = profile_calls(model, self.data[0][0][0], self.device) \
+                if self.opts.profile and self.opts.timing and not self.interpreted else []
             self._fresh_check(model)
         else:
             self.cand = None
@@ -314,7 +322,8 @@ class Protocol:
         if review:
             feedback += f"\nspeedup above {self.opts.review_speedup:g}x: flagged for review"
         return self._base(status, feedback, violations=found, mismatch=mismatch, timings=timings,
-                          review=review, partial=bool(partial_ops), partial_ops=partial_ops)
+                          review=review, partial=bool(partial_ops), partial_ops=partial_ops,
+                          profile=getattr(self, "kernel_profile", []) if timings else [])
 
     def _base(self, status: str, feedback: str, **extra: Any) -> dict[str, Any]:
         hooks = self.hooks

@@ -64,6 +64,7 @@ class VerifyResult:
     partial: bool = False                                    # torch still computes part of the work
     partial_ops: list[str] = field(default_factory=list)     # which aten ops the candidate called
     builds: list[dict[str, Any]] = field(default_factory=list)  # [{name, cached, seconds}]
+    profile: list[dict[str, Any]] = field(default_factory=list)  # [{name, time_us, count}] per call
     log: str = ""                                            # tail of the child's stdout/stderr
     dsl: str = ""
     backend: str = ""

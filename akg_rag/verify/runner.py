@@ -162,6 +162,7 @@ def _from_verdict(v: dict[str, Any], log: str, base: dict[str, Any]) -> VerifyRe
         timings=Timings.from_dict(v["timings"]) if v.get("timings") else None,
         review=bool(v.get("review")), partial=bool(v.get("partial")),
         partial_ops=list(v.get("partial_ops") or []), builds=list(v.get("builds") or []),
+        profile=list(v.get("profile") or []),
         log=("\n".join(f"note: {n}" for n in notes) + "\n" + log).strip(), **base)
 
 
