@@ -44,10 +44,23 @@ def run(args: argparse.Namespace) -> int:
             raise ConfigError(f"--only names not found: {sorted(unknown)}; tasks: {[it.name for it in items]}")
         items = [it for it in items if it.name in args.only]
     opts = options_from_args(args)
-    run_bench(items, args.dsl, args.backend, opts, LocalExecutor(jobs=args.jobs), progress=not args.json)
-    summary = summarize(items)
     meta = {"dsl": args.dsl, "backend": args.backend, "scale": args.scale or "default",
             "tasks_dir": args.tasks_dir, "candidates_dir": args.candidates_dir, "trials": args.trials}
+    save_partial = None
+    if args.report:
+        from pathlib import Path
+
+        partial = Path(args.report) / "results.json"
+        partial.parent.mkdir(parents=True, exist_ok=True)
+
+        def save_partial(_item: Any) -> None:
+            # overwritten after every verdict, so an interrupted bench still leaves its results
+            partial.write_text(json.dumps({"meta": {**meta, "partial": True},
+                                           "tasks": [it.to_dict() for it in items]}, indent=1))
+
+    run_bench(items, args.dsl, args.backend, opts, LocalExecutor(jobs=args.jobs), progress=not args.json,
+              on_result=save_partial)
+    summary = summarize(items)
     files = None
     if args.report:
         from akg_rag.verify.report import write_report

@@ -119,27 +119,30 @@ def _progress(total: int, desc: str = "bench") -> Callable[[str], None]:
 
 
 def run_bench(items: list[BenchItem], dsl: str, backend: str, options: VerifyOptions,
-              executor: Executor | None = None, progress: bool = True) -> list[BenchItem]:
+              executor: Executor | None = None, progress: bool = True,
+              on_result: Callable[[BenchItem], None] | None = None) -> list[BenchItem]:
     """Verify every item that has a candidate; fills ``result`` or ``error`` in place.
 
     With a parallel executor and timing on, the work is split in two phases so that no timed run
     shares the device with another candidate's work: (1) every candidate is checked for
     correctness in parallel, timing off -- this also fills the build, Triton and inductor caches;
     (2) the correct ones are verified again, one at a time, with timing (caches warm).
+    ``on_result`` is called after every verdict (e.g. to save partial results).
     """
     executor = executor or LocalExecutor(jobs=1)
     runnable = [it for it in items if it.candidate is not None]
     two_phase = options.timing and getattr(executor, "jobs", 1) > 1
     first = replace(options, timing=False) if two_phase else options
-    _run_phase(runnable, dsl, backend, first, executor, progress, "verify" if two_phase else "bench")
+    _run_phase(runnable, dsl, backend, first, executor, progress, "verify" if two_phase else "bench", on_result)
     if two_phase:
         correct = [it for it in runnable if it.result is not None and it.result.ok]
-        _run_phase(correct, dsl, backend, options, LocalExecutor(jobs=1), progress, "time")
+        _run_phase(correct, dsl, backend, options, LocalExecutor(jobs=1), progress, "time", on_result)
     return items
 
 
 def _run_phase(items: list[BenchItem], dsl: str, backend: str, options: VerifyOptions,
-               executor: Executor, progress: bool, label: str) -> None:
+               executor: Executor, progress: bool, label: str,
+               on_result: Callable[[BenchItem], None] | None = None) -> None:
     """Run one job per item through ``executor``; a later phase's verdict replaces an earlier one."""
     jobs = [make_job(str(it.task), str(it.candidate), dsl=dsl, backend=backend, options=options.to_dict())
             for it in items]
@@ -151,6 +154,8 @@ def _run_phase(items: list[BenchItem], dsl: str, backend: str, options: VerifyOp
         else:
             it.result = r
         tick(f"{it.name}: {it.status}")
+        if on_result is not None:
+            on_result(it)
 
 
 def _geomean(values: list[float]) -> float | None:
