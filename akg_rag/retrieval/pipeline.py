@@ -145,7 +145,12 @@ class Retriever:
 
         t = time.perf_counter()
         full = fetch(self.collection("kernels"), [str(scored.ids[r]) for r in rows])
-        hits = [self._hit(scored, r, semantic[r], shape_of[r], final[r], full) for r in rows]
+        # A record deleted since the index loaded has no metadata left: it is dropped, not shown blank.
+        hits = [
+            self._hit(scored, r, semantic[r], shape_of[r], final[r], full)
+            for r in rows
+            if str(scored.ids[r]) in full
+        ]
         stages.append(StageReport("fetch", len(rows), len(hits), _ms(t)))
 
         doc_hits = []
@@ -191,7 +196,7 @@ class Retriever:
     ) -> KernelHit:
         """Build the typed hit of one result row from its scores and fetched metadata."""
         rid = str(scored.ids[row])
-        meta = full.get(rid, {})
+        meta = full[rid]
         return KernelHit(
             id=rid,
             op_name=str(meta.get("op_name") or ""),
