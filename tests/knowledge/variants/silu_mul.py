@@ -1,4 +1,4 @@
-"""Reworded task: GLU with a swish gate; halves taken by slicing, swish written as a * sigmoid(a)."""
+"""Reworded task: GLU with a swish gate; halves by slicing, swish written as a * sigmoid(a)."""
 
 import torch
 import torch.nn as nn
