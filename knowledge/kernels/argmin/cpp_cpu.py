@@ -1,10 +1,10 @@
 """Argmin reduction over one dim of a float32 tensor as a C++ CPU kernel (load_inline, OpenMP).
 
-Computes the int64 index of the first minimum over dim (dim removed). The input is viewed as (outer, reduced, inner). When inner > 1 (the
-task reduces dim 1 of (batch, dim1, dim2)) consecutive outputs read consecutive addresses, so the
-kernel walks tiles of TILE output columns and, for each step along the reduced dim, updates the
-whole tile with one unit-stride vectorised loop; OpenMP splits the (outer, tile) pairs across
-threads.
+Computes the int64 index of the first minimum over dim (dim removed). The input is viewed as
+(outer, reduced, inner). When inner > 1 (the task reduces dim 1 of (batch, dim1, dim2))
+consecutive outputs read consecutive addresses, so the kernel walks tiles of TILE output columns
+and, for each step along the reduced dim, updates the whole tile with one unit-stride vectorised
+loop; OpenMP splits the (outer, tile) pairs across threads.
 """
 
 import torch
@@ -22,7 +22,7 @@ CPP_SOURCE = r"""
 #include <cmath>
 #include <vector>
 
-// int64 index of the first minimum over dim (dim removed) of x viewed as (outer, red, inner) -> (outer, inner), written as int64.
+// int64 index of the first minimum over dim (dim removed): x viewed as (outer, red, inner) -> (outer, inner).
 torch::Tensor argmin_forward(torch::Tensor x, int64_t dim, int64_t tile, int64_t min_parallel) {
     TORCH_CHECK(x.device().is_cpu(), "argmin_forward: x must be a CPU tensor");
     TORCH_CHECK(x.scalar_type() == torch::kFloat32, "argmin_forward: x must be float32, got ", x.scalar_type());

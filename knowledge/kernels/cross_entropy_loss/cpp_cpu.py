@@ -80,7 +80,8 @@ torch::Tensor cross_entropy_loss_forward(torch::Tensor logits, torch::Tensor lab
     }
     auto out = torch::empty({}, xc.options());  // 0-dim, like the reference
     // No labelled row: 0 / 0 = NaN, which is what the reference returns too.
-    out.data_ptr<float>()[0] = counted > 0 ? static_cast<float>(total / counted) : std::numeric_limits<float>::quiet_NaN();
+    out.data_ptr<float>()[0] =
+        counted > 0 ? static_cast<float>(total / counted) : std::numeric_limits<float>::quiet_NaN();
     return out;
 }
 """

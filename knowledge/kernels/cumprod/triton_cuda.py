@@ -64,7 +64,7 @@ def cumprod_last_dim(x: torch.Tensor) -> torch.Tensor:
 
 
 class ModelNew(nn.Module):
-    """Inclusive prefix product along dimension ``dim`` (which must be the last), computed by the Triton kernel above."""
+    """Inclusive prefix product along ``dim`` (the last dim), computed by the Triton kernel above."""
 
     def __init__(self, dim: int):
         super().__init__()

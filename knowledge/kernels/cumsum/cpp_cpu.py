@@ -2,9 +2,10 @@
 
 The input is viewed as (outer, length, inner). A scan is sequential along its dim, so the
 parallelism is across what it is not: OpenMP splits the outer index (rows) across threads. With
-inner == 1 (the task scans dim 1 of (batch, length)) each row is one sequential loop; with
-inner > 1 a tile of TILE columns carries TILE running values and each step is a unit-stride,
-vectorised update. The running sum is kept in double: fp32 sums would drift by up to length * 6e-8 relative; the double running sum keeps every prefix correctly rounded to ~1 ulp, as torch's CPU kernel does.
+inner == 1 (the task scans dim 1 of (batch, length)) each row is one sequential loop; with inner >
+1 a tile of TILE columns carries TILE running values and each step is a unit-stride, vectorised
+update. The running sum is kept in double: fp32 sums would drift by up to length * 6e-8 relative;
+the double running sum keeps every prefix correctly rounded to ~1 ulp, as torch's CPU kernel does.
 """
 
 import torch

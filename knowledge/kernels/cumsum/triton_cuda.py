@@ -58,7 +58,7 @@ def cumsum_last_dim(x: torch.Tensor) -> torch.Tensor:
 
 
 class ModelNew(nn.Module):
-    """Inclusive prefix sum along dimension ``dim`` (which must be the last), computed by the Triton kernel above."""
+    """Inclusive prefix sum along ``dim`` (the last dim), computed by the Triton kernel above."""
 
     def __init__(self, dim: int):
         super().__init__()

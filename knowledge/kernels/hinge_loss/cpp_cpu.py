@@ -1,4 +1,6 @@
-"""Hinge loss as a C++ CPU kernel (load_inline, OpenMP): a 0-dim mean(max(0, 1 - a * b)) with labels b = +-1.
+"""Hinge loss as a C++ CPU kernel (load_inline, OpenMP).
+
+Computes a 0-dim mean(max(0, 1 - a * b)) with labels b = +-1.
 
 One pass over both inputs. The flat tensors are cut into CHUNK-float chunks; OpenMP hands chunks
 to threads, each chunk is summed in float simd lanes (a vectorised loop) and added to a
@@ -20,12 +22,14 @@ CPP_SOURCE = r"""
 #include <algorithm>
 #include <cmath>
 
-// mean(max(0, 1 - a * b)) with labels b = +-1 over two float32 CPU tensors of the same shape; divides by the number of elements.
+// mean(max(0, 1 - a * b)) with labels b = +-1
+// over two float32 CPU tensors of the same shape; divides by the number of elements.
 torch::Tensor hinge_loss_forward(torch::Tensor a, torch::Tensor b, int64_t chunk, int64_t min_parallel) {
     TORCH_CHECK(a.device().is_cpu() && b.device().is_cpu(), "hinge_loss_forward: inputs must be CPU tensors");
     TORCH_CHECK(a.scalar_type() == torch::kFloat32 && b.scalar_type() == torch::kFloat32,
                 "hinge_loss_forward: inputs must be float32");
-    TORCH_CHECK(a.sizes() == b.sizes(), "hinge_loss_forward: inputs must have the same shape, got ", a.sizes(), " and ", b.sizes());
+    TORCH_CHECK(a.sizes() == b.sizes(), "hinge_loss_forward: inputs must have the same shape, got ", a.sizes(),
+                " and ", b.sizes());
     TORCH_CHECK(a.dim() > 0 && chunk > 0, "hinge_loss_forward: inputs need at least one dim; chunk must be positive");
     auto ac = a.contiguous();
     auto bc = b.contiguous();

@@ -1,4 +1,6 @@
-"""KL divergence (batchmean) as a C++ CPU kernel (load_inline, OpenMP): a 0-dim sum(t * log(t / p)) / batch, terms with t = 0 count 0.
+"""KL divergence (batchmean) as a C++ CPU kernel (load_inline, OpenMP).
+
+Computes a 0-dim sum(t * log(t / p)) / batch, terms with t = 0 count 0.
 
 One pass over both inputs. The flat tensors are cut into CHUNK-float chunks; OpenMP hands chunks
 to threads, each chunk is summed in float simd lanes (a vectorised loop) and added to a
@@ -20,12 +22,14 @@ CPP_SOURCE = r"""
 #include <algorithm>
 #include <cmath>
 
-// sum(t * log(t / p)) / batch, terms with t = 0 count 0 over two float32 CPU tensors of the same shape; divides by the batch size (dim 0).
+// sum(t * log(t / p)) / batch, terms with t = 0 count 0
+// over two float32 CPU tensors of the same shape; divides by the batch size (dim 0).
 torch::Tensor kl_div_loss_forward(torch::Tensor a, torch::Tensor b, int64_t chunk, int64_t min_parallel) {
     TORCH_CHECK(a.device().is_cpu() && b.device().is_cpu(), "kl_div_loss_forward: inputs must be CPU tensors");
     TORCH_CHECK(a.scalar_type() == torch::kFloat32 && b.scalar_type() == torch::kFloat32,
                 "kl_div_loss_forward: inputs must be float32");
-    TORCH_CHECK(a.sizes() == b.sizes(), "kl_div_loss_forward: inputs must have the same shape, got ", a.sizes(), " and ", b.sizes());
+    TORCH_CHECK(a.sizes() == b.sizes(), "kl_div_loss_forward: inputs must have the same shape, got ", a.sizes(),
+                " and ", b.sizes());
     TORCH_CHECK(a.dim() > 0 && chunk > 0, "kl_div_loss_forward: inputs need at least one dim; chunk must be positive");
     auto ac = a.contiguous();
     auto bc = b.contiguous();

@@ -59,7 +59,8 @@ def kl_div_batchmean(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
         if not t.is_contiguous():
             raise ValueError(f"kl_div_batchmean: {name} must be contiguous; call .contiguous() first")
     if a.shape != b.shape or a.dim() == 0:
-        raise ValueError(f"kl_div_batchmean: expected two tensors of one shape (>= 1 dim), got {tuple(a.shape)} and {tuple(b.shape)}")
+        raise ValueError(f"kl_div_batchmean: expected two tensors of one shape (>= 1 dim), "
+                         f"got {tuple(a.shape)} and {tuple(b.shape)}")
     n = a.numel()
     if n + MAX_PARTIALS * BLOCK_SIZE >= 2**31:
         raise ValueError(f"kl_div_batchmean: {n} elements exceed the kernel's int32 offsets")
@@ -67,7 +68,8 @@ def kl_div_batchmean(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     partials = torch.empty(n_partials, dtype=torch.float32, device=a.device)
     out = torch.empty((), dtype=torch.float32, device=a.device)
     partials_kernel[(n_partials,)](a, b, partials, n, BLOCK_SIZE=BLOCK_SIZE, num_warps=NUM_WARPS)
-    finalize_kernel[(1,)](partials, out, n_partials, float(a.shape[0]), PARTIALS_BLOCK=MAX_PARTIALS, num_warps=NUM_WARPS)
+    divisor = float(a.shape[0])
+    finalize_kernel[(1,)](partials, out, n_partials, divisor, PARTIALS_BLOCK=MAX_PARTIALS, num_warps=NUM_WARPS)
     return out
 
 

@@ -1,11 +1,11 @@
 """Mean reduction over one dim of a float32 tensor as a Triton kernel.
 
-Computes the mean over dim (dim removed). The input is viewed as (outer, n_reduce, inner); a program owns
-BLOCK_SIZE consecutive output columns of one outer index and loops over the reduced dim, so every
-load is a contiguous, coalesced row segment and the running result stays in registers. Grid:
-(outer, cdiv(inner, BLOCK_SIZE)). Reducing the last dim (inner == 1) works but leaves most lanes
-idle; the task reduces dim 1 of (batch, dim1, dim2). Runs on CUDA, and on CPU tensors under
-TRITON_INTERPRET=1.
+Computes the mean over dim (dim removed). The input is viewed as (outer, n_reduce, inner); a
+program owns BLOCK_SIZE consecutive output columns of one outer index and loops over the reduced
+dim, so every load is a contiguous, coalesced row segment and the running result stays in
+registers. Grid: (outer, cdiv(inner, BLOCK_SIZE)). Reducing the last dim (inner == 1) works but
+leaves most lanes idle; the task reduces dim 1 of (batch, dim1, dim2). Runs on CUDA, and on CPU
+tensors under TRITON_INTERPRET=1.
 """
 
 import torch
