@@ -10,7 +10,7 @@ SCALE = os.environ.get("AKG_TASK_SCALE", "full")
 if SCALE == "small":
     M, K, N = 33, 29, 47
 else:
-    M, K, N = 2048, 4096, 2048
+    M, K, N = 1024, 4096, 2048
 
 
 class Model(nn.Module):

@@ -3,7 +3,7 @@
 import torch
 import torch.nn as nn
 
-size = 2048
+size = 6144
 
 
 class Model(nn.Module):

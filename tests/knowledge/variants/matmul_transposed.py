@@ -3,7 +3,7 @@
 import torch
 import torch.nn as nn
 
-M, N, K = 1024, 3072, 2048
+M, N, K = 768, 1536, 3072
 
 
 class Model(nn.Module):

@@ -1,7 +1,8 @@
-"""Reworded task: a per-channel affine (torch.addcmul) saturated to [-2, 2] with min/max."""
+"""Reworded task: a per-channel affine via torch.addcmul, saturated to [-2, 2] with F.hardtanh."""
 
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 
 rows, channels = 8192, 4096
 
@@ -14,7 +15,7 @@ class Model(nn.Module):
 
     def forward(self, x):
         y = torch.addcmul(self.offset, x, self.gain)
-        return torch.minimum(torch.maximum(y, torch.tensor(-2.0)), torch.tensor(2.0))
+        return F.hardtanh(y, min_val=-2.0, max_val=2.0)
 
 
 def get_inputs():
