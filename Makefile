@@ -23,7 +23,7 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/akg-ingest knowledge/
 	$(BIN)/akg-rag query --task knowledge/kernels/softmax/task.py --dsl triton --backend cuda --explain
-	$(BIN)/akg-rag generate examples/softmax_task.py --dsl cpp --backend cpu --scale small --out runs/demo
+	$(BIN)/akg-rag generate examples/softmax_task.py --dsl cpp --backend cpu --max-opt-passes 1 --out runs/demo
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
