@@ -80,6 +80,9 @@ class Measured(BaseModel):
     device: str | None = None
     baseline: str | None = None
     dtype: str | None = None
+    scale: Literal["small", "full"] | None = None   # AKG_TASK_SCALE the figures were taken at
+    roofline_fraction: PositiveFloat | None = None  # roofline floor time / kernel time
+    source: str | None = None                       # the results file the figures come from
 
 
 class KernelSidecar(BaseModel):
@@ -171,6 +174,8 @@ class KernelRecord:
             **{k: getattr(measured, k) for k in MEASURED_FLOATS},
             "baseline": measured.baseline,
             "device": measured.device,
+            "measured_scale": measured.scale,
+            "roofline_fraction": measured.roofline_fraction,
             "origin": sidecar.origin,
             "task_hash": analysis.task_hash,
             "flops": int(analysis.flops),
