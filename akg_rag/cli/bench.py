@@ -28,6 +28,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--report", default=None, metavar="DIR",
                    help="write results.json, report.md and speedups.png here")
     p.add_argument("--only", nargs="*", default=None, metavar="NAME", help="bench only these task names")
+    p.add_argument("--candidate-stem", default=None, metavar="STEM",
+                   help="candidate file name in a folder layout (default {dsl}_{backend}); e.g. "
+                        "--dsl triton --backend cpu --candidate-stem triton_cuda runs CUDA Triton "
+                        "kernels under the interpreter")
     p.set_defaults(func=run)
 
 
@@ -37,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     from akg_rag.verify.bench import discover, format_summary, format_table, run_bench, summarize, table_rows
     from akg_rag.verify.executor import LocalExecutor
 
-    items = discover(args.tasks_dir, args.candidates_dir, args.dsl, args.backend)
+    items = discover(args.tasks_dir, args.candidates_dir, args.dsl, args.backend, args.candidate_stem)
     if args.only:
         unknown = set(args.only) - {it.name for it in items}
         if unknown:

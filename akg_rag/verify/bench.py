@@ -69,8 +69,15 @@ class BenchSummary:
         return dict(self.__dict__)
 
 
-def discover(tasks_dir: str | Path, candidates_dir: str | Path, dsl: str, backend: str) -> list[BenchItem]:
-    """Pair every task under ``tasks_dir`` with its candidate under ``candidates_dir``."""
+def discover(tasks_dir: str | Path, candidates_dir: str | Path, dsl: str, backend: str,
+             candidate_stem: str | None = None) -> list[BenchItem]:
+    """Pair every task under ``tasks_dir`` with its candidate under ``candidates_dir``.
+
+    In a folder layout the candidate is ``NAME/{dsl}_{backend}.py`` unless ``candidate_stem``
+    names another file: ``triton_cuda`` runs CUDA-targeted Triton kernels under the interpreter
+    with ``--backend cpu``.
+    """
+    stem = candidate_stem or f"{dsl}_{backend}"
     tdir, cdir = Path(tasks_dir), Path(candidates_dir)
     for d, what in ((tdir, "tasks"), (cdir, "candidates")):
         if not d.is_dir():
@@ -84,7 +91,7 @@ def discover(tasks_dir: str | Path, candidates_dir: str | Path, dsl: str, backen
         else:
             continue
         cand = None
-        for c in (cdir / f"{name}.py", cdir / name / f"{dsl}_{backend}.py"):
+        for c in (cdir / f"{name}.py", cdir / name / f"{stem}.py"):
             if c.is_file() and c.resolve() != task.resolve():
                 cand = c
                 break
