@@ -2,8 +2,9 @@
 
 One OpenMP-parallel loop over the flattened tensor: each thread takes a contiguous static slice,
 reads every float once and writes it once. The body has no loop-carried dependence, so -O3
--march=native vectorises it. Small tensors run on one thread: starting the OpenMP team costs
-microseconds, more than the loop itself below MIN_PARALLEL_ELEMENTS.
+-march=native vectorises it (exp is a branch-free polynomial, exp_fast, not a libm call). Small
+tensors run on one thread: starting the OpenMP team costs microseconds, more than the loop itself
+below MIN_PARALLEL_ELEMENTS.
 """
 
 import torch
@@ -18,6 +19,33 @@ CPP_SOURCE = r"""
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+
+// exp(x) without a library call, so the loop below vectorises. x = k*ln2 + r with integer k and
+// |r| <= ln2/2; exp(r) is its Taylor polynomial to r^7 (truncation < 6e-9 relative there) and
+// 2^k is written straight into the exponent bits. Clamping to [-87, 88] keeps 2^k a normal
+// float; outside that range the float result under/overflows anyway.
+static inline float exp_fast(float x) {
+    x = x < -87.0f ? -87.0f : x;  // compare-and-select, not fmin/fmax: those block vectorisation
+    x = x > 88.0f ? 88.0f : x;
+    // k = round(x / ln2): x / ln2 + 128.5 > 0 here, so truncation rounds; the bias is taken back.
+    const int32_t ki = static_cast<int32_t>(x * 1.44269504088896341f + 128.5f) - 128;
+    const float k = static_cast<float>(ki);
+    const float r = (x - k * 0.693145751953125f) - k * 1.42860682030941723e-6f;  // ln2 = hi + lo
+    float p = 1.0f / 5040.0f;
+    p = p * r + 1.0f / 720.0f;
+    p = p * r + 1.0f / 120.0f;
+    p = p * r + 1.0f / 24.0f;
+    p = p * r + 1.0f / 6.0f;
+    p = p * r + 0.5f;
+    p = p * r + 1.0f;
+    p = p * r + 1.0f;
+    const int32_t bits = (ki + 127) << 23;
+    float scale;
+    std::memcpy(&scale, &bits, sizeof scale);
+    return p * scale;
+}
 
 // y = tanh(x), elementwise over a float32 CPU tensor of any shape.
 torch::Tensor tanh_forward(torch::Tensor x, int64_t min_parallel) {
@@ -31,7 +59,10 @@ torch::Tensor tanh_forward(torch::Tensor x, int64_t min_parallel) {
     #pragma omp parallel for simd schedule(static) if (n >= min_parallel)
     for (int64_t i = 0; i < n; ++i) {
         const float v = src[i];
-        dst[i] = std::tanh(v);
+        // tanh(|v|) = (1 - t) / (1 + t) with t = exp(-2|v|) in (0, 1]: never overflows; tanh is odd.
+        const float t = exp_fast(-2.0f * std::fabs(v));
+        const float r = (1.0f - t) / (1.0f + t);
+        dst[i] = v < 0.0f ? -r : r;
     }
     return y;
 }
@@ -41,7 +72,9 @@ _ext = load_inline(
     name="akg_seed_tanh_cpu",
     cpp_sources=CPP_SOURCE,
     functions=["tanh_forward"],
-    extra_cflags=["-O3", "-march=native", "-fopenmp"],
+    # -fno-trapping-math: the loops over exp_fast vectorise only when GCC may assume no FP traps
+    # (Linux runs with traps masked); unlike -ffast-math it changes no result.
+    extra_cflags=["-O3", "-march=native", "-fopenmp", "-fno-trapping-math"],
     extra_ldflags=["-fopenmp"],
 )
 
