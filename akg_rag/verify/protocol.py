@@ -239,6 +239,27 @@ class Protocol:
         if self.cand.reused_output:
             self.violations.append(violation(
                 "cached_output", "returned the same output buffer on consecutive timed calls"))
+        if not self.interpreted:
+            self._retime_baselines()
+
+    def _retime_baselines(self) -> None:
+        """Time the eager baseline again after the candidate and keep the faster median.
+
+        Load on a shared machine drifts between the baseline and the candidate measurements; the
+        faster of two baseline medians can only lower a claimed speedup, never raise it. (The
+        first measurement ran before any candidate code was imported, so a candidate that slows
+        the second one gains nothing.) The torch.compile baseline is not re-run: its generated
+        kernels would run under the candidate's launch and thread guards.
+        """
+        inputs = self.data[0][0][0]
+        kw = dict(warmup=self.opts.warmup, runs=self.opts.runs, budget_s=self.opts.timing_budget_s,
+                  lock_path=self.opts.timing_lock)
+        try:
+            if self.eager is not None:
+                again = measure(lambda: self.ref_model(*inputs), self.device, **kw)
+                self.eager = min(self.eager, again, key=lambda m: m.median_ms)
+        except Exception:  # noqa: BLE001 - the first measurement stands
+            pass
 
     def _fresh_check(self, model: Any) -> None:
         """Correct on inputs nobody could predict, after timing (catches precomputed answers)."""
