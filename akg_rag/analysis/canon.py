@@ -228,6 +228,20 @@ def _rms_norm_from(g: Graph, top: Node, x: int, r: int, done: set[int]) -> Canon
                   _dims(g, mean, rank))
 
 
+def _mse(g: Graph, mean: Node, done: set[int]) -> CanonOp | None:
+    """``mean((a - b) ** 2)`` over every element: what ``F.mse_loss`` computes, named the same."""
+    if len(mean.inputs) != 1 or mean.param("keepdim", False):
+        return None
+    sq = _square_of(g, mean.inputs[0], done)
+    sub = _free(g, sq[0], done, "sub") if sq else None
+    if sub is None or len([v for v in sub.inputs if not g.is_const(v)]) != 2:
+        return None
+    rank = g.rank(sq[0])
+    if _dims(g, mean, rank) != tuple(range(rank)):
+        return None
+    return _cover(g, [sub, sq[1], mean], "mse_loss", ("loss",), done, sub.inputs[0])
+
+
 def _patterns(g: Graph, done: set[int]) -> list[CanonOp]:
     ops: list[CanonOp] = []
     for node in list(g.nodes):
@@ -242,6 +256,8 @@ def _patterns(g: Graph, done: set[int]) -> list[CanonOp]:
             hit = _rms_norm(g, node, done)
         elif node.name == "add":
             hit = _linear(g, node, done)
+        elif node.name == "mean":
+            hit = _mse(g, node, done)
         if hit is not None:
             ops.append(hit)
     return ops
