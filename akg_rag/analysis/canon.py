@@ -360,6 +360,9 @@ def _single(g: Graph, node: Node) -> CanonOp:
         name = "linear"
     elif node.name in ("bmm", "baddbmm"):
         name = "bmm"
+    elif node.name in ("max", "min") and len(node.outputs) == 2 and _only_indices_used(g, node):
+        name = f"arg{node.name}"  # torch.max(x, dim).indices is an argmax
+        dims = _dims(g, node, rank)
     elif types[0] in ("reduction", "softmax", "scan", "normalization") and node.param("dim") is not None:
         dims = _dims(g, node, rank)
     elif types[0] in ("reduction",):
@@ -371,6 +374,12 @@ def _single(g: Graph, node: Node) -> CanonOp:
         detail = "constant"
     return CanonOp(name=name, op_types=types, inputs=variables, outputs=list(node.outputs),
                    order=node.index, dims=dims, rank=rank, detail=detail, covered=[node])
+
+
+def _only_indices_used(g: Graph, node: Node) -> bool:
+    """True when a (values, indices) op's values output feeds nothing and is not returned."""
+    values = node.outputs[0]
+    return values not in g.outputs and not g.users.get(values)
 
 
 def _conv_name(g: Graph, node: Node) -> str:

@@ -1,4 +1,4 @@
-"""A hand-written mean squared error is recognised as the loss F.mse_loss computes."""
+"""Hand-written forms are recognised as the library op they compute (mse_loss, argmin)."""
 
 from __future__ import annotations
 
@@ -41,3 +41,24 @@ def test_a_partial_mean_of_squares_is_not_a_loss(tmp_path):
         """)
     assert rowwise.op_name != "mse_loss"
     assert "loss" not in rowwise.op_types
+
+
+def test_indices_of_a_min_over_a_dim_is_an_argmin(tmp_path):
+    library = _task(tmp_path, "argmin", """
+        class Model(nn.Module):
+            def forward(self, a, b):
+                return torch.argmin(a + b, dim=1)
+        """)
+    indices = _task(tmp_path, "indices", """
+        class Model(nn.Module):
+            def forward(self, a, b):
+                return torch.min(a + b, dim=1).indices
+        """)
+    values = _task(tmp_path, "values", """
+        class Model(nn.Module):
+            def forward(self, a, b):
+                return torch.min(a + b, dim=1).values
+        """)
+    assert indices.op_name == library.op_name
+    assert indices.computation == library.computation
+    assert values.op_name != library.op_name
