@@ -73,16 +73,19 @@ def cache_root(cache_dir: str | None = None) -> Path:
 
 
 def extensions_dir(candidate_source: str, cache_dir: str | None = None) -> Path:
-    """Build directory of one candidate: keyed by the source, torch version and Python ABI.
+    """Build directory of one candidate: keyed by the source, torch version, Python ABI and the
+    environment's prefix (its include paths are part of the build command).
 
     Re-verifying the same candidate finds its built extension here and never recompiles; two
-    candidates that reuse an extension name never overwrite each other's builds.
+    candidates that reuse an extension name never overwrite each other's builds, and two virtual
+    environments on one machine do not make each other rebuild.
     """
     try:
         torch_version = metadata.version("torch")
     except metadata.PackageNotFoundError:
         torch_version = "unknown"
-    key = "\0".join([candidate_source, torch_version, sys.implementation.cache_tag, platform.machine()])
+    key = "\0".join([candidate_source, torch_version, sys.implementation.cache_tag, platform.machine(),
+                     sys.prefix])
     digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
     path = cache_root(cache_dir) / "extensions" / digest
     path.mkdir(parents=True, exist_ok=True)
