@@ -7,6 +7,8 @@ exception here. Each verification becomes one attempt record for the report.
 
 from __future__ import annotations
 
+import dataclasses
+
 import hashlib
 from typing import Any
 
@@ -43,8 +45,12 @@ def verifier(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """Verify the current candidate and record the attempt."""
     ctx = runtime.context
     verify = get_verify(ctx)
+    options = get_verify_options(ctx)
+    if state["backend"] == "cuda" and getattr(options, "profile", None) is False:
+        # on a GPU the analyst reads the profiler's kernel list: ask the verifier for it
+        options = dataclasses.replace(options, profile=True)
     result = result_dict(verify(state["task_path"], candidate_source=state["candidate"], dsl=state["dsl"],
-                                backend=state["backend"], options=get_verify_options(ctx)))
+                                backend=state["backend"], options=options))
     given = state.get("coder_input") or {}
     attempt = {
         "iteration": state.get("iteration", 0),
