@@ -45,7 +45,7 @@ def merge(dsl: str) -> list[dict]:
             "timing": "serial" if s else ("parallel" if p else "-"),
             "compile_from": "serial" if (s or {}).get("compile_ms") else ("parallel" if compile_ms else "-"),
             "roofline": t.get("roofline_fraction"),
-            "top_kernel": ((serial.get(name) or {}).get("profile") or [{}])[0].get("name", ""),
+            "kernel_us": sum(k.get("time_us", 0.0) for k in (serial.get(name) or {}).get("profile") or []) or None,
         })
     return rows
 
@@ -61,8 +61,8 @@ def _f(v: float | None, spec: str = ".4g") -> str:
 
 def table(dsl: str, rows: list[dict]) -> str:
     """Markdown table plus the summary line of one DSL."""
-    out = [f"### {dsl}", "", "| task | status | kernel ms | eager ms | compile ms | x eager | x compile | % roofline | timing |",
-           "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+    out = [f"### {dsl}", "", "| task | status | candidate ms | device-only us | eager ms | compile ms | x eager | x compile | % roofline | timing |",
+           "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
     se, sc = [], []
     for r in rows:
         xe = r["eager_ms"] / r["candidate_ms"] if r["candidate_ms"] and r["eager_ms"] else None
@@ -70,7 +70,7 @@ def table(dsl: str, rows: list[dict]) -> str:
         se.append(xe)
         sc.append(xc)
         timing = r["timing"] + ("" if r["compile_from"] in (r["timing"], "-") else f" (compile: {r['compile_from']})")
-        out.append(f"| {r['task']} | {r['status']} | {_f(r['candidate_ms'])} | {_f(r['eager_ms'])} | "
+        out.append(f"| {r['task']} | {r['status']} | {_f(r['candidate_ms'])} | {_f(r['kernel_us'], '.1f')} | {_f(r['eager_ms'])} | "
                    f"{_f(r['compile_ms'])} | {_f(xe, '.2f')} | {_f(xc, '.2f')} | "
                    f"{_f(r['roofline'] * 100 if r['roofline'] else None, '.1f')} | {timing} |")
     n = len(rows)
