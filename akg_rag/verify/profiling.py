@@ -8,7 +8,7 @@ hidden ``.contiguous()`` costs as much as the kernel itself.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
 
 import torch
 
@@ -16,25 +16,19 @@ PROFILE_CALLS = 5     # profiled calls; figures are averaged per call
 TOP_KERNELS = 15      # rows kept, most expensive first
 
 
-def _map(x: Any, fn: Callable[[torch.Tensor], Any]) -> Any:
-    if isinstance(x, torch.Tensor):
-        return fn(x)
-    if isinstance(x, (list, tuple)):
-        return type(x)(_map(v, fn) for v in x)
-    return x
-
-
 def profile_calls(model: Any, inputs: list[Any], device: torch.device) -> list[dict[str, Any]]:
-    """``[{name, time_us, count}]`` per call of ``model(*inputs)``; [] when the profiler fails."""
+    """``[{name, time_us, count}]`` per call of ``model(*inputs)``; [] when the profiler fails.
+
+    ``inputs`` are used as given: pass copies if the caller's must stay untouched.
+    """
     from torch.profiler import ProfilerActivity, profile
 
     gpu = device.type == "cuda"
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if gpu else [])
-    args = _map(inputs, torch.clone)
     try:
         with torch.no_grad(), profile(activities=activities) as prof:
             for _ in range(PROFILE_CALLS):
-                model(*args)
+                model(*inputs)
             if gpu:
                 torch.cuda.synchronize(device)
         events = prof.key_averages()

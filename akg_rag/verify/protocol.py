@@ -306,7 +306,7 @@ class Protocol:
         mismatch = self._correctness(model)
         if mismatch is None and not self.violations:
             self._timing(model)
-            self.kernel_profile = profile_calls(model, self.data[0][0][0], self.device) \
+            self.kernel_profile = profile_calls(model, _map(self.data[0][0][0], torch.clone), self.device) \
                 if self.opts.profile and self.opts.timing and not self.interpreted else []
             self._fresh_check(model)
         else:
