@@ -180,31 +180,27 @@ class KnowledgeStore:
         metadatas: Sequence[dict[str, Any]],
     ) -> None:
         """Insert or replace rows, in batches Chroma accepts; bumps the revision around the write."""
-        if not ids:
-            return
-        col = self.collection(name)
-        # Bumped before and after: a reader that cached mid-write, or a write that crashed after
-        # changing rows in place, still sees a new revision.
-        self._bump(name)
-        for start in range(0, len(ids), self.max_batch):
-            stop = start + self.max_batch
-            col.upsert(
-                ids=list(ids[start:stop]),
-                embeddings=embeddings[start:stop],
-                documents=list(documents[start:stop]),
-                metadatas=list(metadatas[start:stop]),
-            )
-        self._bump(name)
+        self._write(name, "upsert", ids, embeddings=embeddings, documents=documents, metadatas=metadatas)
 
     def update_metadata(self, name: str, ids: Sequence[str], metadatas: Sequence[dict[str, Any]]) -> None:
         """Replace the metadata of existing rows, keeping their documents and embeddings."""
+        self._write(name, "update", ids, metadatas=metadatas)
+
+    def _write(self, name: str, op: str, ids: Sequence[str], **columns: Any) -> None:
+        """Call ``collection.<op>`` in batches Chroma accepts, bumping the revision around the write.
+
+        Bumped before and after: a reader that cached mid-write, or a write that crashed after
+        changing rows in place, still sees a new revision.
+        """
         if not ids:
             return
-        col = self.collection(name)
+        write = getattr(self.collection(name), op)
         self._bump(name)
         for start in range(0, len(ids), self.max_batch):
             stop = start + self.max_batch
-            col.update(ids=list(ids[start:stop]), metadatas=list(metadatas[start:stop]))
+            batch = {key: (col[start:stop] if key == "embeddings" else list(col[start:stop]))
+                     for key, col in columns.items()}
+            write(ids=list(ids[start:stop]), **batch)
         self._bump(name)
 
     def delete(self, name: str, ids: Sequence[str] | None = None, where: dict[str, Any] | None = None) -> int:
