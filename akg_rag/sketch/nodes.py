@@ -185,10 +185,14 @@ class Assign:
 
 @dataclass
 class Load:
-    """``load(x[m, 0:N] -> row)``."""
+    """``load(x[m, 0:N] -> row)`` or ``load(x[i, j] -> v, other=0)``.
+
+    ``other`` is the value read where an index lies outside the tensor (padding); None reads 0.
+    """
 
     src: Access
     dst: str
+    other: Expr | None = None
     line: int = _pos()
     column: int = _pos()
 

@@ -163,9 +163,16 @@ class _Parser:
             src = self.access()
             self.expect("OP", "->")
             dst = self.expect("NAME", what="a local name").value
+            other = None
+            if self.accept("OP", ","):
+                key = self.expect("NAME", what="other=")
+                if key.value != "other":
+                    raise self.error(f"unknown load keyword {key.value!r}; allowed: other", key)
+                self.expect("OP", "=")
+                other = self.expr()
             self.expect("OP", ")")
             self.expect("NEWLINE")
-            return Load(src, dst, head.line, head.column)
+            return Load(src, dst, other, head.line, head.column)
         src_name = self.expect("NAME", what="a local name").value
         self.expect("OP", "->")
         dst_acc = self.access()
@@ -256,6 +263,8 @@ class _Parser:
         if self.accept("NAME"):
             if self.accept("OP", "("):
                 return self.call(tok)
+            if tok.value in ("inf", "nan"):  # built-in float constants (printed the same way)
+                return Num(float(tok.value), tok.line, tok.column)
             return Name(tok.value, tok.line, tok.column)
         raise self.error(f"expected an expression, found {self.describe(tok)}")
 

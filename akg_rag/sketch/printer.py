@@ -17,7 +17,8 @@ def _number(value: int | float) -> str:
     if isinstance(value, int):
         return str(value)
     text = repr(float(value))
-    return text if text not in ("inf", "nan") else text  # inf/nan have no literal; kept readable
+    # inf and nan print as the built-in names the parser reads back (see vocab.CONSTANTS)
+    return {"inf": "inf", "-inf": "-inf", "nan": "nan"}.get(text, text)
 
 
 def print_expr(e: Expr, parent: int = 0, right: bool = False) -> str:
@@ -75,7 +76,8 @@ def _stmt(s: Stmt, depth: int, out: list[str]) -> None:
     elif isinstance(s, Assign):
         out.append(f"{pad}{s.target} = {print_expr(s.value)}")
     elif isinstance(s, Load):
-        out.append(f"{pad}load({_access(s.src)} -> {s.dst})")
+        other = "" if s.other is None else f", other={print_expr(s.other)}"
+        out.append(f"{pad}load({_access(s.src)} -> {s.dst}{other})")
     elif isinstance(s, Store):
         out.append(f"{pad}store({s.src} -> {_access(s.dst)})")
     else:

@@ -177,7 +177,12 @@ class _Validator:
             if not isinstance(e.args[0], Str):
                 raise _fail("apply needs the function name as a string first argument", e)
             return self.broadcast([self.value(a) for a in e.args[1:]], e)
+        if e.func == "iota":
+            self.scalar(e.args[0], allow_locals=False)
+            return [self.poly(e.args[0])]
         shapes = [self.value(a) for a in e.args]
+        if e.func == "unsqueeze":
+            return self.unsqueeze(e, shapes[0])
         if e.func in vocab.REDUCE_OPS or e.func in vocab.SCAN_OPS:
             return self.reduce(e, shapes[0])
         if e.func == "matmul":
@@ -206,6 +211,18 @@ class _Validator:
         if keep is not None and keep.value:
             return shape[:ax] + [const(1)] + shape[ax + 1:]
         return shape[:ax] + shape[ax + 1:]
+
+    def unsqueeze(self, e: Call, shape: Shape | None) -> Shape | None:
+        axis = e.kwargs["axis"]
+        if not isinstance(axis, Num) or not isinstance(axis.value, int):
+            raise _fail("unsqueeze axis must be an integer literal", axis)
+        if shape is None:
+            return None
+        ax = axis.value
+        if not -len(shape) - 1 <= ax <= len(shape):
+            raise _fail(f"unsqueeze axis {ax} is out of range for a rank-{len(shape)} value", axis)
+        ax %= len(shape) + 1
+        return shape[:ax] + [const(1)] + shape[ax:]
 
     def matmul(self, e: Call, a: Shape | None, b: Shape | None) -> Shape | None:
         if a is None or b is None:
@@ -295,17 +312,34 @@ class _Validator:
             raise _fail(f"tensor {a.tensor!r} has rank {len(decl.shape)} but is indexed with "
                         f"{len(a.indices)} indices", a)
         tile: Shape = []
+        gathers: list[Shape | None] = []
         for idx in a.indices:
             if isinstance(idx, Slice):
                 self.scalar(idx.start)
                 self.scalar(idx.stop)
                 tile.append(_sub(self.poly(idx.stop), self.poly(idx.start)))
             else:
-                self.scalar(idx)
-        return tile
+                gathers.append(self.index_value(idx))
+        # gather indices (int tiles) broadcast together; their shape comes first, then the slices
+        lead = self.broadcast(gathers, a) if gathers else []
+        return (lead or []) + tile
+
+    def index_value(self, e: Expr) -> Shape | None:
+        """Shape of one non-slice index: [] for a scalar expression, a tile shape for a gather."""
+        if isinstance(e, Name) and e.id in self.tensors:
+            raise _fail(f"tensor {e.id!r} used as an index; load it first", e)
+        if isinstance(e, (Num, Name, Neg, BinOp)) and not _has_call(e):
+            try:
+                self.scalar(e)
+                return self.value(e)
+            except SketchError:
+                pass
+        return self.value(e)
 
     def load(self, s: Load) -> None:
         tile = self.access(s.src)
+        if s.other is not None:
+            self.scalar(s.other, allow_locals=False)
         decl = self.tensors[s.src.tensor]
         if decl.direction == "temp" and decl.name not in self.stored:
             raise _fail(f"temporary tensor {decl.name!r} is loaded before anything is stored to it", s)
@@ -339,6 +373,16 @@ def _sub(a: Poly, b: Poly) -> Poly:
     for m, c in b.items():
         out[m] = out.get(m, 0) - c
     return {m: c for m, c in out.items() if c != 0}
+
+
+def _has_call(e: Expr) -> bool:
+    if isinstance(e, Call):
+        return True
+    if isinstance(e, BinOp):
+        return _has_call(e.left) or _has_call(e.right)
+    if isinstance(e, Neg):
+        return _has_call(e.operand)
+    return False
 
 
 def _assigned_names(body: list[Stmt]) -> set[str]:

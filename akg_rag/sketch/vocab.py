@@ -22,10 +22,13 @@ TORCH_DTYPES: dict[str, str] = {
 
 UNARY_OPS: tuple[str, ...] = (
     "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "abs", "neg", "erf", "log1p", "expm1",
-    "reciprocal", "floor", "ceil", "sin", "cos", "transpose",
+    "reciprocal", "floor", "ceil", "sin", "cos", "transpose", "sign", "trunc", "round", "exp2",
+    "log2", "isnan", "isinf", "logical_not", "atan", "tan", "asin", "acos", "sinh", "cosh",
+    "asinh", "acosh", "atanh", "erfc", "lgamma",
 )
 BINARY_OPS: tuple[str, ...] = (
     "add", "sub", "mul", "div", "max", "min", "pow", "gt", "ge", "lt", "le", "eq", "ne", "matmul",
+    "fmod", "remainder", "atan2", "logical_and", "logical_or", "floordiv",
 )
 REDUCE_OPS: tuple[str, ...] = (
     "reduce_sum", "reduce_max", "reduce_min", "reduce_mean", "reduce_prod", "reduce_argmax",
@@ -40,6 +43,8 @@ OP_SIGNATURES: dict[str, tuple[int, int, tuple[str, ...], tuple[str, ...]]] = {
     **{op: (1, 1, ("axis", "keepdim"), ("axis",)) for op in REDUCE_OPS},
     **{op: (1, 1, ("axis",), ("axis",)) for op in SCAN_OPS},
     "where": (3, 3, (), ()),
+    "iota": (1, 1, (), ()),          # iota(n): the int tile [0, 1, ..., n-1] of shape [n]
+    "unsqueeze": (1, 1, ("axis",), ("axis",)),  # a size-1 axis inserted at axis
     "cast": (2, 2, (), ()),          # cast(value, f16)
     "apply": (2, 4, (), ()),         # apply("leaky_relu", value, extra...): a named elementwise function
 }
@@ -47,3 +52,5 @@ COMPUTE_OPS: tuple[str, ...] = tuple(OP_SIGNATURES)
 ELEMENTWISE_OPS: frozenset[str] = frozenset(
     set(UNARY_OPS) - {"transpose"} | set(BINARY_OPS) - {"matmul"} | {"where", "cast", "apply"}
 )
+# Names that read as float constants anywhere an expression is allowed.
+CONSTANTS: tuple[str, ...] = ("inf", "nan")

@@ -1,0 +1,237 @@
+"""Regions: the units the partitioner cuts an aten graph into, one generated kernel each.
+
+This is the contract between ``partition`` (which builds regions from the captured graph) and
+``emit`` (which writes one Unified Sketch per region). A region names its tensors by ``Value``;
+``assemble`` binds values to run-time tensors. Shapes are those of the capture (the first input set);
+the emitted sketch uses symbols for every size, so the kernel works for other sizes too.
+
+Elementwise computations are ``Expr`` trees whose op names are the sketch's compute ops
+(``add``, ``exp``, ``where``, ``cast``, ...). Leaves are region inputs (``input``), constants
+(``const``), the core's result (``acc``: the GEMM / conv / pool / scan value at this element) and,
+in reduction regions, a reduction's result (``reduced``) or the number of reduced elements
+(``numel``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Union
+
+
+@dataclass(frozen=True)
+class Value:
+    """A tensor of the program: a task input, a parameter, a constant or an intermediate."""
+
+    name: str                     # unique in the program; a valid identifier
+    shape: tuple[int, ...]
+    dtype: str                    # torch dtype name: "float32", "int64", "bool", ...
+
+
+@dataclass(frozen=True)
+class Expr:
+    """One node of an elementwise expression tree (see the module docstring for leaves)."""
+
+    op: str                              # sketch compute op, or a leaf kind:
+    #                                      "input" | "const" | "acc" | "reduced" | "numel"
+    args: tuple["Expr", ...] = ()
+    ref: str | None = None               # input: Value.name; reduced: Reduction.name
+    value: float | int | bool | None = None   # const
+    dtype: str | None = None             # cast target (torch dtype name); const dtype if not float
+
+    @staticmethod
+    def input(name: str) -> "Expr":
+        """The region input ``name`` at the current element (broadcast to the region's shape)."""
+        return Expr("input", ref=name)
+
+    @staticmethod
+    def const(value: float | int | bool, dtype: str | None = None) -> "Expr":
+        """A constant."""
+        return Expr("const", value=value, dtype=dtype)
+
+    @staticmethod
+    def call(op: str, *args: "Expr", dtype: str | None = None) -> "Expr":
+        """A compute op applied to sub-expressions (``dtype`` only for ``cast``)."""
+        return Expr(op, args=tuple(args), dtype=dtype)
+
+
+def expr_inputs(e: Expr) -> list[str]:
+    """Names of the region inputs an expression reads, first-seen order."""
+    out: list[str] = []
+
+    def walk(x: Expr) -> None:
+        if x.op == "input" and x.ref not in out:
+            out.append(x.ref)  # type: ignore[arg-type]
+        for a in x.args:
+            walk(a)
+
+    walk(e)
+    return out
+
+
+@dataclass
+class Output:
+    """A tensor a region writes: ``value`` holds ``expr`` evaluated at every element."""
+
+    value: Value
+    expr: Expr
+    # reduction regions only: "full" (the region's shape) or "reduced" (reduced dims of size 1,
+    # dropped when value.shape has fewer dims: keepdim=False)
+    domain: Literal["full", "reduced"] = "full"
+
+
+@dataclass
+class PointwiseRegion:
+    """Elementwise outputs over ``shape``; inputs broadcast to it NumPy-style (right-aligned)."""
+
+    inputs: list[Value]
+    outputs: list[Output]
+    shape: tuple[int, ...]
+    kind: Literal["pointwise"] = "pointwise"
+
+
+@dataclass
+class Reduction:
+    """``name = kind(expr)`` over the region's reduced dims; ``expr`` is on the full domain.
+
+    argmax/argmin give the index (int64) of the first extreme element in the flattened reduced
+    dims, as torch does."""
+
+    name: str
+    kind: Literal["sum", "max", "min", "prod", "argmax", "argmin"]
+    expr: Expr
+
+
+@dataclass
+class ReductionRegion:
+    """Reductions over ``dims`` of the domain ``shape``, with prologue and epilogue fused.
+
+    ``reductions`` run in order; a later one's expr may read earlier ones (``reduced``), as softmax
+    reads the max. Outputs are on the full domain (softmax, layer norm) or on the reduced domain
+    (sum, mean, a loss before its final scalar)."""
+
+    inputs: list[Value]
+    shape: tuple[int, ...]
+    dims: tuple[int, ...]              # reduced dims, sorted, non-negative
+    reductions: list[Reduction]
+    outputs: list[Output]
+    kind: Literal["reduction"] = "reduction"
+
+
+@dataclass
+class GemmRegion:
+    """``acc = a @ b`` with batch broadcasting, then ``outputs`` (epilogue, ``acc`` leaf) fused.
+
+    ``a`` is [..., M, K], ``b`` is [..., K, N] (transposed operands arrive as strided views);
+    epilogue inputs broadcast to the output shape [..., M, N]."""
+
+    a: Value
+    b: Value
+    inputs: list[Value]                # epilogue operands (bias, scale, residual)
+    outputs: list[Output]
+    shape: tuple[int, ...]             # output shape [..., M, N]
+    kind: Literal["gemm"] = "gemm"
+
+
+@dataclass
+class ConvRegion:
+    """An N-d convolution (or transposed convolution) with its epilogue fused.
+
+    x: [N, C_in, *spatial]; w: [C_out, C_in / groups, *k] (transposed: [C_in, C_out / groups, *k]);
+    bias, if any, is the first entry of ``inputs`` and is added before the epilogue."""
+
+    x: Value
+    w: Value
+    bias: Value | None
+    stride: tuple[int, ...]
+    padding: tuple[int, ...]
+    dilation: tuple[int, ...]
+    groups: int
+    transposed: bool
+    output_padding: tuple[int, ...]
+    inputs: list[Value]                # epilogue operands
+    outputs: list[Output]
+    shape: tuple[int, ...]             # output shape
+    kind: Literal["conv"] = "conv"
+
+
+@dataclass
+class PoolRegion:
+    """Max or average pooling over the trailing ``len(kernel)`` dims, epilogue fused."""
+
+    x: Value
+    op: Literal["max", "avg"]
+    kernel: tuple[int, ...]
+    stride: tuple[int, ...]
+    padding: tuple[int, ...]
+    dilation: tuple[int, ...]
+    ceil_mode: bool
+    count_include_pad: bool
+    divisor_override: int | None
+    inputs: list[Value]
+    outputs: list[Output]
+    shape: tuple[int, ...]
+    kind: Literal["pool"] = "pool"
+
+
+@dataclass
+class ScanRegion:
+    """Inclusive prefix scan of ``expr`` (prologue fused) along ``dim``; epilogue on ``acc``."""
+
+    inputs: list[Value]
+    op: Literal["sum", "prod", "max", "min"]
+    dim: int
+    expr: Expr                         # the scanned values (prologue), on the full domain
+    reverse: bool
+    outputs: list[Output]
+    shape: tuple[int, ...]
+    kind: Literal["scan"] = "scan"
+
+
+Region = Union[PointwiseRegion, ReductionRegion, GemmRegion, ConvRegion, PoolRegion, ScanRegion]
+
+
+@dataclass
+class KernelStep:
+    """Run one region's kernel: region inputs and outputs are bound by Value name."""
+
+    region: Region
+    name: str                          # kernel name in the candidate ("k0", "k1", ...)
+
+
+@dataclass
+class ViewStep:
+    """A host-side view or layout op producing ``out`` from ``src`` (no compute).
+
+    ``op`` is a torch.Tensor method name (``view``, ``permute``, ``expand``, ``transpose``,
+    ``select``, ``narrow``, ``unsqueeze``, ``squeeze``, ``contiguous``, ``reshape``...) and ``args``
+    its arguments."""
+
+    out: Value
+    src: Value
+    op: str
+    args: tuple = ()
+
+
+@dataclass
+class FallbackStep:
+    """An aten op the lowering leaves to torch: ``outs = aten_op(*args)``; named in the report."""
+
+    outs: list[Value]
+    op: str                            # "aten.sort.default"
+    args: tuple                        # Values stand for tensors; other items are literals
+    kwargs: dict = field(default_factory=dict)
+
+
+Step = Union[KernelStep, ViewStep, FallbackStep]
+
+
+@dataclass
+class Program:
+    """Everything ``forward`` does, in order."""
+
+    inputs: list[Value]                # forward's tensor arguments, in order
+    params: dict[str, Value]           # "linear.weight" -> its Value (parameters and buffers)
+    constants: dict[str, object]       # Value.name -> a small torch tensor captured by value
+    steps: list[Step]
+    outputs: list[Value]               # what forward returns, in order
+    returns_tuple: bool = False        # forward returned a tuple/list (even of one tensor)
