@@ -1,0 +1,307 @@
+"""KernelBench levels 1 and 2 through akg-rag: generate candidates, verify them, summarise.
+
+KernelBench is measured against, never shipped: pass the path of a checkout of the public
+repository (its ``KernelBench/level1`` ... folders). Three steps, resumable, each printing figures:
+
+    # 1. candidates (any machine; --reuse needs the knowledge base, so run it where chromadb is)
+    python benchmarks/kernelbench.py prepare KB --levels 1 2 --dsl triton --backend cuda --out C
+    python benchmarks/kernelbench.py prepare KB --levels 1 2 --dsl triton --backend cuda --out C --reuse
+
+    # 2. verification (the GPU box: torch + triton only); --shard i/n splits the problems, one
+    #    process per GPU; results are appended per problem, a rerun skips what is done
+    PYTHONPATH=. python benchmarks/kernelbench.py run KB C --levels 1 --results R/l1.jsonl [--shard 0/2]
+
+    # 3. figures: correct, partial, fast_1, geometric means (a failure counts as 1.0x)
+    python benchmarks/kernelbench.py report R/*.jsonl --mode lower|normal [--markdown OUT.md]
+
+Modes: ``lower`` scores the lowered candidate alone (``lowered.py``); ``normal`` scores the faster
+correct one of the lowered and the reused candidate (``reused.py``, a stored kernel adapted), as
+``akg-rag generate`` keeps the faster of the two.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+import traceback
+from pathlib import Path
+
+KINDS = ("lowered", "reused")
+
+
+def _problems(kb: Path, level: int) -> list[Path]:
+    root = kb / f"level{level}" if (kb / f"level{level}").is_dir() else kb / "KernelBench" / f"level{level}"
+    if not root.is_dir():
+        raise SystemExit(f"no level{level} folder under {kb}: pass the KernelBench checkout (or its KernelBench/ folder)")
+
+    def number(p: Path) -> int:
+        head = p.stem.split("_", 1)[0]
+        return int(head) if head.isdigit() else 10**6
+
+    return sorted((p for p in root.glob("*.py") if not p.name.startswith("_")), key=number)
+
+
+# ---- prepare ---------------------------------------------------------------------------------
+
+def prepare(args: argparse.Namespace) -> int:
+    """Write lowered (and, with --reuse, reused) candidates for every problem."""
+    from akg_rag.lower.assemble import lower_task
+
+    kb, out = Path(args.kb), Path(args.out)
+    store = _reuse_context(args) if args.reuse else None
+    n_ok = n_fail = 0
+    for level in args.levels:
+        for task in _problems(kb, level):
+            folder = out / f"level{level}" / task.stem
+            folder.mkdir(parents=True, exist_ok=True)
+            started = time.monotonic()
+            if args.reuse:
+                _prepare_reused(task, folder, args, store)
+                continue
+            try:
+                source, report = lower_task(task, args.dsl, args.backend)
+                (folder / "lowered.py").write_text(source)
+                info = report.to_dict()
+                n_ok += 1
+            except Exception as e:  # noqa: BLE001 - one problem's failure is a figure, not a crash
+                info = {"error": f"{type(e).__name__}: {e}", "trace": traceback.format_exc(limit=4)}
+                (folder / "lowered.py").unlink(missing_ok=True)
+                n_fail += 1
+            info["seconds"] = round(time.monotonic() - started, 3)
+            (folder / "lowered.json").write_text(json.dumps(info, indent=1, default=str))
+            status = "ok" if "error" not in info else "FAILED " + info["error"].splitlines()[0][:100]
+            print(f"level{level} {task.stem}: {status}", flush=True)
+    if not args.reuse:
+        print(f"lowered {n_ok}, failed {n_fail}")
+    return 0
+
+
+def _reuse_context(args: argparse.Namespace):  # pragma: no cover - needs the knowledge layer
+    from akg_rag.embedding import make_embedder
+    from akg_rag.retrieval.pipeline import Retriever
+    from akg_rag.store import make_store
+
+    store = make_store(data_dir=args.data_dir)
+    return Retriever(store, make_embedder())
+
+
+def _prepare_reused(task: Path, folder: Path, args: argparse.Namespace, retriever) -> None:  # pragma: no cover
+    from akg_rag.analysis import analyze_task
+    from akg_rag.graph.adapt import pick_and_adapt
+
+    info: dict = {}
+    try:
+        analysis = analyze_task(task)
+        from akg_rag.graph.retrieve import kernel_hit_to_dict
+
+        result = retriever.search_task(analysis, dsl=args.dsl, backend=args.backend,
+                                       op_type=analysis.op_type, k=8, docs=0)
+        hits = [kernel_hit_to_dict(h) for h in result.hits]
+        adapted, skipped = pick_and_adapt(task.read_text(), analysis.to_dict(), hits, [])
+        if adapted is not None:
+            (folder / "reused.py").write_text(adapted.code)
+            info = {"hit": adapted.hit_id, "note": adapted.note}
+        else:
+            info = {"none": "; ".join(skipped)}
+    except Exception as e:  # noqa: BLE001
+        info = {"error": f"{type(e).__name__}: {e}"}
+    (folder / "reused.json").write_text(json.dumps(info, indent=1, default=str))
+    print(f"{folder.parent.name} {task.stem}: {'reused ' + info['hit'] if 'hit' in info else 'no reuse'}", flush=True)
+
+
+# ---- run -------------------------------------------------------------------------------------
+
+def _done(results: Path) -> set[tuple[str, str]]:
+    seen: set[tuple[str, str]] = set()
+    if results.is_file():
+        for line in results.read_text().splitlines():
+            try:
+                row = json.loads(line)
+                seen.add((row["problem"], row["kind"]))
+            except (ValueError, KeyError):
+                continue  # a line cut by a kill: that problem runs again
+    return seen
+
+
+def run(args: argparse.Namespace) -> int:
+    """Verify every candidate of the selected levels (this shard), appending one line each."""
+    from akg_rag.verify import VerifyOptions, verify
+
+    kb, cands, results = Path(args.kb), Path(args.candidates), Path(args.results)
+    results.parent.mkdir(parents=True, exist_ok=True)
+    shard, shards = (int(x) for x in args.shard.split("/"))
+    done = _done(results)
+    opts = VerifyOptions(trials=args.trials, timeout_s=args.timeout, device=args.device,
+                         compile_baseline=not args.no_compile, profile=False)
+    deadline = time.monotonic() + args.budget if args.budget else None
+    for level in args.levels:
+        problems = _problems(kb, level)
+        for i, task in enumerate(problems):
+            if i % shards != shard:
+                continue
+            for kind in args.kinds:
+                cand = cands / f"level{level}" / task.stem / f"{kind}.py"
+                key = f"level{level}/{task.stem}"
+                if (key, kind) in done:
+                    continue
+                if deadline and time.monotonic() > deadline:
+                    print("budget reached; rerun to continue", flush=True)
+                    return 0
+                row = {"problem": key, "kind": kind, "level": level}
+                if not cand.is_file():
+                    row["status"] = "missing"
+                else:
+                    started = time.monotonic()
+                    try:
+                        r = verify(task, cand, dsl=args.dsl, backend=args.backend, options=opts)
+                        row.update(_row(r))
+                    except Exception as e:  # noqa: BLE001 - the task itself failed to load or run
+                        row.update(status="task_error", feedback=f"{type(e).__name__}: {e}"[:2000])
+                    row["wall_s"] = round(time.monotonic() - started, 2)
+                with results.open("a") as f:
+                    f.write(json.dumps(row) + "\n")
+                sp = row.get("speedup_eager")
+                print(f"{key} {kind}: {row['status']}"
+                      + (f" {sp:.2f}x eager" if isinstance(sp, (int, float)) else ""), flush=True)
+    return 0
+
+
+def _row(r) -> dict:
+    t = r.timings
+    row = {"status": r.status, "partial": bool(r.partial), "partial_ops": list(r.partial_ops or []),
+           "guards": r.violation_names(), "review": bool(r.review),
+           "feedback": (r.feedback or "")[:1500]}
+    if t is not None and r.ok:
+        row.update(candidate_ms=t.candidate_ms, eager_ms=t.eager_ms, compile_ms=t.compile_ms,
+                   speedup_eager=t.speedup_eager, speedup_compile=t.speedup_compile,
+                   roofline=t.roofline_fraction, device=t.device)
+        for extra in ("method", "graph_ms", "interval"):
+            if hasattr(t, extra):
+                row[extra] = getattr(t, extra)
+    return row
+
+
+# ---- report ----------------------------------------------------------------------------------
+
+def _load(paths: list[str]) -> dict[str, dict[str, dict]]:
+    by: dict[str, dict[str, dict]] = {}
+    for p in paths:
+        for line in Path(p).read_text().splitlines():
+            try:
+                row = json.loads(line)
+            except ValueError:
+                continue
+            by.setdefault(row["problem"], {})[row["kind"]] = row
+    return by
+
+
+def _pick(rows: dict[str, dict], mode: str) -> dict:
+    """The row a mode scores: lowered alone, or the faster correct of lowered and reused."""
+    kinds = ["lowered"] if mode == "lower" else list(KINDS)
+    good = [rows[k] for k in kinds if k in rows and rows[k].get("status") == "correct"]
+    if good:
+        return max(good, key=lambda r: r.get("speedup_eager") or 0.0)
+    return rows.get("lowered") or next(iter(rows.values()))
+
+
+def _geo(values: list[float]) -> float | None:
+    vals = [v for v in values if v and v > 0]
+    return math.exp(sum(map(math.log, vals)) / len(vals)) if vals else None
+
+
+def summary(by: dict[str, dict[str, dict]], mode: str) -> tuple[list[list[str]], dict]:
+    """Per-problem rows and per-level figures; a failure counts as 1.0x in the geometric means."""
+    rows = [["problem", "kind", "status", "partial", "x eager", "x compile", "cand ms", "note"]]
+    levels: dict[int, dict] = {}
+    for key in sorted(by, key=lambda k: (k.split("/")[0], int(k.split("/")[1].split("_")[0]))):
+        r = _pick(by[key], mode)
+        lv = levels.setdefault(int(r.get("level", key[5])), {"n": 0, "correct": 0, "partial": 0, "fast_1": 0,
+                                                              "eager": [], "compile": []})
+        lv["n"] += 1
+        ok = r.get("status") == "correct"
+        se = r.get("speedup_eager") if ok else None
+        sc = r.get("speedup_compile") if ok else None
+        lv["correct"] += ok
+        lv["partial"] += ok and bool(r.get("partial"))
+        lv["fast_1"] += ok and (se or 0) > 1.0
+        lv["eager"].append(se or 1.0)
+        lv["compile"].append(sc or 1.0)
+        note = ",".join(r.get("guards") or []) or (r.get("partial_ops") and "torch: " + ",".join(r["partial_ops"])) or ""
+        if not ok and r.get("feedback"):
+            note = r["feedback"].splitlines()[0][:90]
+        rows.append([key, r.get("kind", "-"), r.get("status", "-"), "yes" if r.get("partial") else "",
+                     f"{se:.2f}" if se else "-", f"{sc:.2f}" if sc else "-",
+                     f"{r['candidate_ms']:.4g}" if ok and r.get("candidate_ms") else "-", note])
+    figures = {f"level{k}": {"problems": v["n"], "correct": v["correct"], "partial": v["partial"],
+                             "fast_1": v["fast_1"] / v["n"] if v["n"] else 0.0,
+                             "geomean_eager": _geo(v["eager"]), "geomean_compile": _geo(v["compile"])}
+               for k, v in sorted(levels.items())}
+    return rows, figures
+
+
+def report(args: argparse.Namespace) -> int:
+    """Print (and optionally write) the per-problem table and the per-level figures."""
+    by = _load(args.results)
+    rows, figures = summary(by, args.mode)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    table = "\n".join("| " + " | ".join(c.ljust(w) for c, w in zip(r, widths)) + " |" for r in rows)
+    table = table.replace("\n", "\n| " + " | ".join("-" * w for w in widths) + " |\n", 1)
+    lines = [f"mode: {args.mode}"]
+    for lv, f in figures.items():
+        ge, gc = f["geomean_eager"], f["geomean_compile"]
+        lines.append(f"{lv}: {f['correct']}/{f['problems']} correct ({f['partial']} partial), "
+                     f"fast_1 {f['fast_1']:.2f}, geomean {ge:.3f}x eager, {gc:.3f}x torch.compile")
+    text = "\n".join(lines)
+    print(table)
+    print(text)
+    if args.markdown:
+        Path(args.markdown).write_text(f"{text}\n\n{table}\n")
+    if args.json:
+        print(json.dumps(figures, indent=1))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse the command line and run one of prepare / run / report."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    a = sub.add_parser("prepare", help="write candidates for every problem")
+    a.add_argument("kb")
+    a.add_argument("--levels", type=int, nargs="+", default=[1, 2])
+    a.add_argument("--dsl", default="triton")
+    a.add_argument("--backend", default="cuda")
+    a.add_argument("--out", required=True)
+    a.add_argument("--reuse", action="store_true", help="adapt stored kernels instead of lowering")
+    a.add_argument("--data-dir", default=None, help="knowledge base for --reuse")
+    a.set_defaults(func=prepare)
+    b = sub.add_parser("run", help="verify the candidates (resumable)")
+    b.add_argument("kb")
+    b.add_argument("candidates")
+    b.add_argument("--levels", type=int, nargs="+", default=[1])
+    b.add_argument("--kinds", nargs="+", default=["lowered"], choices=KINDS)
+    b.add_argument("--results", required=True)
+    b.add_argument("--shard", default="0/1", help="i/n: run problems whose index is i modulo n")
+    b.add_argument("--device", default=None, help="torch device, e.g. cuda:1")
+    b.add_argument("--dsl", default="triton")
+    b.add_argument("--backend", default="cuda")
+    b.add_argument("--trials", type=int, default=5)
+    b.add_argument("--timeout", type=float, default=300.0)
+    b.add_argument("--no-compile", action="store_true", help="skip the torch.compile baseline")
+    b.add_argument("--budget", type=float, default=None, help="stop starting problems after this many seconds")
+    b.set_defaults(func=run)
+    c = sub.add_parser("report", help="figures from result files")
+    c.add_argument("results", nargs="+")
+    c.add_argument("--mode", choices=("lower", "normal"), default="lower")
+    c.add_argument("--markdown", default=None)
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=report)
+    args = p.parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
