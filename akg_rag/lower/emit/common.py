@@ -53,8 +53,8 @@ def prod_text(parts: Iterable[str]) -> str:
 
 
 def cdiv_text(a: str, b: str) -> str:
-    """``(a + b - 1) // b``."""
-    return f"({a} + {b} - 1) // {b}"
+    """``((a + b - 1) // b)``: parenthesised, so it multiplies safely."""
+    return f"(({a} + {b} - 1) // {b})"
 
 
 class SketchWriter:
