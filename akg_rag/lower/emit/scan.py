@@ -53,7 +53,7 @@ def emit_scan(region: ScanRegion, name: str) -> str:
         rows *= shape[d]
     one_tile = length <= TILE_MAX
     kb = min(next_pow2(rows), max(1, 2048 // next_pow2(length)), 64) if one_tile else 1
-    KB = w.param("KBLOCK", kb)
+    KB = w.param("KBLOCK", kb) if kept else "1"
     pid, kk = w.fresh("pid"), w.fresh("kk")
     w.loop(1, pid, cdiv_text(KN, KB), "parallel")
     w.emit(2, f"{kk} = unsqueeze({pid} * {KB} + iota({KB}), axis=1)")
