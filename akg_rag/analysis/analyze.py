@@ -12,6 +12,7 @@ from torch.utils._pytree import tree_flatten
 from akg_rag.analysis.canon import canonicalize
 from akg_rag.analysis.cost import total_flops
 from akg_rag.analysis.graph import build_graph
+from akg_rag.analysis.pointwise import pointwise_expr
 from akg_rag.analysis.record import TaskAnalysis, TensorSpec
 from akg_rag.analysis.text import computation_text, op_name_of
 from akg_rag.analysis.trace import MetaRedirect, OpRecorder, Trace, spec_of
@@ -144,4 +145,5 @@ def analyze_task(path: str | Path, source: str | None = None) -> TaskAnalysis:
         aten_ops=_dedup([f"aten.{r.name}" for r in trace.records]),
         task_hash=source_hash(text),
         canonical_ops=[op.name for op in ops],
+        pointwise_expr=pointwise_expr(graph),
     )

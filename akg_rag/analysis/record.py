@@ -50,6 +50,9 @@ class TaskAnalysis:
     task_hash: str
     # Canonical operation sequence behind `computation` (e.g. ["linear", "relu"]); informative.
     canonical_ops: list[str] = field(default_factory=list)
+    # A purely pointwise task's output as one expression tree with its constants (JSON dicts shaped
+    # like akg_rag.lower.region.Expr; see akg_rag.analysis.pointwise); None otherwise.
+    pointwise_expr: dict[str, Any] | None = None
 
     @property
     def dynamic(self) -> bool:
@@ -81,4 +84,5 @@ class TaskAnalysis:
             aten_ops=[str(o) for o in d["aten_ops"]],
             task_hash=str(d["task_hash"]),
             canonical_ops=[str(o) for o in d.get("canonical_ops", [])],
+            pointwise_expr=d.get("pointwise_expr"),
         )

@@ -70,8 +70,45 @@ def _stages(ops: list[str]) -> list[Stage]:
     return stages
 
 
+def _pointwise_text(analysis: "TaskAnalysis") -> str | None:  # noqa: F821
+    """A purely pointwise task's sketch from its expression tree (constants and dataflow exact),
+    written by the lowering's pointwise emitter; None when the analysis has no such tree."""
+    if not analysis.pointwise_expr or not analysis.outputs:
+        return None
+    from akg_rag.lower.emit.pointwise import emit_pointwise
+    from akg_rag.lower.region import Expr, Output, PointwiseRegion, Value
+
+    def expr(d: dict) -> Expr:
+        return Expr(d["op"], tuple(expr(a) for a in d.get("args", [])), d.get("ref"), d.get("value"), d.get("dtype"))
+
+    tree = expr(analysis.pointwise_expr)
+    names = ["x"] + [f"x{i}" for i in range(1, len(analysis.inputs))]
+    used: set[str] = set()
+
+    def refs(e: Expr) -> None:
+        if e.op == "input":
+            used.add(e.ref or "")
+        for a in e.args:
+            refs(a)
+
+    refs(tree)
+    inputs = [Value(n, tuple(s.shape), s.dtype) for n, s in zip(names, analysis.inputs) if n in used]
+    out = analysis.outputs[0]
+    if not inputs:
+        return None
+    region = PointwiseRegion(inputs, [Output(Value("y", tuple(out.shape), out.dtype), tree)], tuple(out.shape))
+    try:
+        return emit_pointwise(region, analysis.op_name)
+    except ValueError:
+        return None  # shapes the pointwise emitter does not take: the templates below do
+
+
 def derive_text(analysis: "TaskAnalysis") -> str:  # noqa: F821 - layer-1 type, imported lazily
-    """Sketch text for ``analysis`` (see the module docstring)."""
+    """Sketch text for ``analysis`` (see the module docstring): a purely pointwise task comes
+    exactly from its expression tree; other tasks from the family templates."""
+    text = _pointwise_text(analysis)
+    if text is not None:
+        return text
     dtype = TORCH_DTYPES.get(analysis.dtype, "f32")
     names = ["x"] + [f"x{i}" for i in range(1, len(analysis.inputs))]
     inputs = [(n, TORCH_DTYPES.get(s.dtype, dtype)) for n, s in zip(names, analysis.inputs)]

@@ -39,10 +39,11 @@ def test_every_zoo_task_gives_a_valid_sketch(derived):
         validate_sketch(sk)
 
 
-def test_elementwise_is_blocked_and_vectorised(derived):
+def test_elementwise_is_one_launch_over_blocks(derived):
     sk = derived["gelu_tanh_manual"]
-    assert {("parallel", "grid"), ("vectorize", "simd")} <= hints(sk)
-    assert "tanh(" in print_sketch(sk)
+    assert ("parallel", "grid") in hints(sk)
+    text = print_sketch(sk)
+    assert "tanh(" in text and "iota(BLOCK)" in text and "0.044715" in text
 
 
 def test_rowwise_families_cache_the_row_and_accumulate(derived):
