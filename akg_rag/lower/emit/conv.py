@@ -1,0 +1,220 @@
+"""Convolution regions (1-D/2-D/3-D, stride, padding, dilation, groups, transposed), bias and
+epilogue fused.
+
+Two forms:
+
+* implicit GEMM (default): per group, ``[BM pixels, BK taps] x [BK taps, BN channels]`` tiles;
+  pixel and tap indices come from ``//`` and ``%`` of flat index tiles built with ``unsqueeze``;
+  input positions outside the image read 0 (padding), so no bounds logic runs per tap;
+* direct (few output channels per group, as in depthwise convolution, where a GEMM tile would be
+  mostly empty): one program per (image, output channel, ``BLOCK`` pixels), sequential loops over
+  the group's input channels and the kernel taps, one scalar weight per tap.
+
+Transposed convolution gathers: the input position of output ``o`` and tap ``k`` is
+``(o + p - k*d) / s`` when that is a whole number in range; otherwise the index is -1 (masked).
+"""
+
+from __future__ import annotations
+
+import math
+
+from akg_rag.lower.emit.common import (
+    NO_DEPS, Deps, ExprWriter, SketchWriter, align, cdiv_text, decompose, fit, next_pow2, prod_text,
+)
+from akg_rag.lower.region import ConvRegion, Expr
+
+DIRECT_MAX_OG = 8   # output channels per group below which the direct form is used
+
+
+class _Conv:
+    def __init__(self, r: ConvRegion, name: str) -> None:
+        self.r = r
+        nd = len(r.x.shape) - 2
+        if nd < 1 or len(r.shape) != nd + 2 or len(r.w.shape) != nd + 2:
+            raise ValueError("a conv region needs x [N, C, *S], w [., ., *K] and a result [N, O, *S']")
+        self.nd, G = nd, r.groups
+        self.epi = [v for v in r.inputs if r.bias is None or v.name != r.bias.name]
+        vals = [r.x, r.w, *([r.bias] if r.bias else []), *self.epi, *(o.value for o in r.outputs)]
+        self.w = w = SketchWriter(name, vals)
+        sp = "DHW"[3 - nd:] if nd <= 3 else "".join(f"S{i}" for i in range(nd))
+        self.N = w.symbol("N")
+        self.S = [w.symbol(c) for c in sp]                 # input spatial sizes
+        self.OS = [w.symbol(f"O{c}") for c in sp]          # output spatial sizes
+        self.KS = [w.symbol(f"K{c}") for c in sp]          # kernel sizes
+        if r.transposed:   # w: [C, O/G, *K]
+            self.C, self.OG = w.symbol("C"), w.symbol("OG")
+            self.CG, self.O = (f"({self.C} // {G})" if G > 1 else self.C), (f"{self.OG} * {G}" if G > 1 else self.OG)
+            w.tensor(r.x, [self.N, self.C, *self.S], "in")
+            w.tensor(r.w, [self.C, self.OG, *self.KS], "in")
+        else:              # w: [O, C/G, *K]
+            self.O, self.CG = w.symbol("O"), w.symbol("CG")
+            self.C, self.OG = (f"{self.CG} * {G}" if G > 1 else self.CG), (f"({self.O} // {G})" if G > 1 else self.O)
+            w.tensor(r.x, [self.N, self.C, *self.S], "in")
+            w.tensor(r.w, [self.O, self.CG, *self.KS], "in")
+        if r.bias is not None:
+            w.tensor(r.bias, [self.O], "in")
+        self.osyms = [self.N, self.O, *self.OS]
+        self.amaps = {}
+        for v in self.epi:
+            self.amaps[v.name] = align(v, tuple(r.shape))
+            w.tensor(v, [self.osyms[d] if d is not None else "1" for d in self.amaps[v.name]], "in")
+        for o in r.outputs:
+            if tuple(o.value.shape) != tuple(r.shape):
+                raise ValueError(f"output {o.value.name} {o.value.shape} is not the conv result {r.shape}")
+            w.tensor(o.value, self.osyms, "out")
+        self.f_acc = "f64" if r.x.dtype == "float64" else "f32"
+
+    def in_pos(self, depth: int, out: str, tap: str, i: int) -> str:
+        """The input index along spatial dim ``i`` for output index ``out`` and tap ``tap``."""
+        r, w = self.r, self.w
+        s, p, d = r.stride[i], r.padding[i], r.dilation[i]
+        pos = w.fresh(f"p{i}")
+        tap_d = tap if d == 1 else f"{tap} * {d}"
+        if not r.transposed:
+            w.emit(depth, f"{pos} = {out}{f' * {s}' if s != 1 else ''}{f' - {p}' if p else ''} + {tap_d}")
+            return pos
+        w.emit(depth, f"{pos} = {out}{f' + {p}' if p else ''} - {tap_d}")
+        if s == 1:
+            return pos  # a negative index is out of range: masked
+        ok, nn = w.fresh("ok"), w.fresh("nn")
+        w.emit(depth, f"{ok} = ge({pos}, 0)")
+        w.emit(depth, f"{nn} = where({ok}, {pos}, 0)")  # // and % on non-negative operands only
+        ix = w.fresh(f"i{i}")
+        w.emit(depth, f"{ix} = where(logical_and({ok}, eq({nn} % {s}, 0)), {nn} // {s}, -1)")
+        return ix
+
+    def epilogue(self, depth: int, acc: str, acc_deps: Deps, oidx: list[str], chan: str,
+                 masks: dict[str, str], need: list[str], dep_of: dict[int, str]) -> None:
+        """Bias, epilogue and stores; ``oidx`` indexes the output (N, O, *S'); ``dep_of`` maps an
+        output dim to the tile axis it varies along."""
+        w, r = self.w, self.r
+        v = acc
+        if r.bias is not None:
+            bv = w.fresh("bias_v")
+            w.emit(depth, f"load({r.bias.name}[{chan}] -> {bv})")
+            v = w.fresh("acc_b")
+            w.emit(depth, f"{v} = add({acc}, {bv})")
+        by_name = {x.name: x for x in self.epi}
+        loaded: dict[str, tuple[str, Deps]] = {}
+
+        def leaf(e: Expr) -> tuple[str, Deps]:
+            if e.op == "acc":
+                return v, acc_deps
+            if e.op != "input" or e.ref not in by_name:
+                raise ValueError(f"a conv epilogue has no {e.op} leaf {e.ref or ''} (bias is added before it)")
+            if e.ref not in loaded:
+                x, amap = by_name[e.ref], self.amaps[e.ref]
+                local = w.fresh(f"{x.name}_v")
+                parts = [oidx[d] if d is not None else "0" for d in amap]
+                w.emit(depth, f"load({x.name}[{', '.join(parts or ['0'])}] -> {local})")
+                deps = {dep_of[d] for d in amap if d is not None and d in dep_of}
+                loaded[e.ref] = (local, frozenset(deps) if deps else NO_DEPS)
+            return loaded[e.ref]
+
+        ew = ExprWriter(w, depth, leaf)
+        ew.prepare(o.expr for o in r.outputs)
+        for o in r.outputs:
+            text, deps = ew.write(o.expr)
+            local = w.fresh(f"{o.value.name}_o")
+            w.emit(depth, f"{local} = {fit(text, deps, need, masks)}")
+            w.emit(depth, f"store({local} -> {o.value.name}[{', '.join(oidx)}])")
+
+    # ---- implicit GEMM ---------------------------------------------------------------------------
+    def implicit_gemm(self) -> str:
+        w, r, G = self.w, self.r, self.r.groups
+        shape = r.shape
+        npix = shape[0] * math.prod(shape[2:])
+        og = shape[1] // G
+        taps = (r.x.shape[1] // G) * math.prod(r.w.shape[2:])
+        BM = w.param("BM", min(128, max(16, next_pow2(npix))))
+        BN = w.param("BN", min(128, max(16, next_pow2(og))))
+        BK = w.param("BK", min(32, max(16, next_pow2(taps))))
+        NP = prod_text([self.N, *self.OS])
+        KG = prod_text([self.CG, *self.KS])
+        TM, TN = cdiv_text(NP, BM), cdiv_text(self.OG, BN)
+        pid = w.fresh("pid")
+        w.loop(1, pid, f"{G} * {TM} * {TN}" if G > 1 else f"{TM} * {TN}", "parallel")
+        g, t, tm, tn = (w.fresh(s) for s in ("g", "t", "tm", "tn"))
+        w.emit(2, f"{g} = {pid} // ({TM} * {TN})")
+        w.emit(2, f"{t} = {pid} % ({TM} * {TN})")
+        w.emit(2, f"{tm} = {t} // {TN}")
+        w.emit(2, f"{tn} = {t} % {TN}")
+        pm = w.fresh("pm")
+        w.emit(2, f"{pm} = unsqueeze({tm} * {BM} + iota({BM}), axis=1)")
+        pix = decompose(w, 2, pm, [self.N, *self.OS], ["n"] + [f"o{i}" for i in range(self.nd)])
+        oc, co = w.fresh("oc"), w.fresh("co")
+        w.emit(2, f"{oc} = unsqueeze({tn} * {BN} + iota({BN}), axis=0)")
+        w.emit(2, f"{co} = where(lt({oc}, {self.OG}), {g} * {self.OG} + {oc}, -1)")
+        acc = w.fresh("acc")
+        w.emit(2, f'{acc} = alloc([{BM}, {BN}], {self.f_acc}, hint="accumulator", tier="register", init=0)')
+        k0 = w.fresh("k0")
+        w.loop(2, k0, f"0, {KG}, {BK}", "pipeline", "core")
+        ka, kb = w.fresh("ka"), w.fresh("kb")
+        w.emit(3, f"{ka} = unsqueeze({k0} + iota({BK}), axis=0)")
+        ta_idx = decompose(w, 3, ka, [self.CG, *self.KS], ["c"] + [f"t{i}" for i in range(self.nd)])
+        ci = w.fresh("ci")
+        w.emit(3, f"{ci} = where(lt({ka}, {KG}), {g} * {self.CG} + {ta_idx[0]}, -1)")
+        pos = [self.in_pos(3, pix[1 + i], ta_idx[1 + i], i) for i in range(self.nd)]
+        xa = w.fresh("xa")
+        w.emit(3, f"load({r.x.name}[{', '.join([pix[0], ci, *pos])}] -> {xa})")
+        w.emit(3, f"{kb} = unsqueeze({k0} + iota({BK}), axis=1)")
+        tb_idx = decompose(w, 3, kb, [self.CG, *self.KS], ["cb"] + [f"u{i}" for i in range(self.nd)])
+        wb = w.fresh("wb")
+        if r.transposed:
+            cib = w.fresh("cib")
+            w.emit(3, f"{cib} = where(lt({kb}, {KG}), {g} * {self.CG} + {tb_idx[0]}, -1)")
+            w.emit(3, f"load({r.w.name}[{', '.join([cib, oc, *tb_idx[1:]])}] -> {wb})")
+        else:
+            w.emit(3, f"load({r.w.name}[{', '.join([co, *tb_idx])}] -> {wb})")
+        w.emit(3, f"{acc} = add({acc}, matmul({xa}, {wb}))")
+        oidx = [pix[0], co, *pix[1:]]
+        masks = {"m": f"lt({pm}, {NP})", "n": f"lt({oc}, {self.OG})"}
+        dep_of = {0: "m", 1: "n", **{2 + i: "m" for i in range(self.nd)}}
+        self.epilogue(2, acc, frozenset({"m", "n"}), oidx, co, masks, ["m", "n"], dep_of)
+        return w.text()
+
+    # ---- direct ----------------------------------------------------------------------------------
+    def direct(self) -> str:
+        w, r, G = self.w, self.r, self.r.groups
+        BLOCK = w.param("BLOCK", min(512, max(16, next_pow2(math.prod(r.shape[2:])))))
+        P = prod_text(self.OS)
+        TP = cdiv_text(P, BLOCK)
+        pid = w.fresh("pid")
+        w.loop(1, pid, f"{self.N} * {self.O} * {TP}", "parallel")
+        nco, tp, n, co, g = (w.fresh(s) for s in ("nco", "tp", "n", "co", "g"))
+        w.emit(2, f"{nco} = {pid} // {TP}")
+        w.emit(2, f"{tp} = {pid} % {TP}")
+        w.emit(2, f"{n} = {nco} // ({self.O})")
+        w.emit(2, f"{co} = {nco} % ({self.O})")
+        w.emit(2, f"{g} = {co} // {self.OG}" if G > 1 else f"{g} = 0")
+        pix = w.fresh("pix")
+        w.emit(2, f"{pix} = {tp} * {BLOCK} + iota({BLOCK})")
+        outs = decompose(w, 2, pix, self.OS, [f"o{i}" for i in range(self.nd)])
+        acc = w.fresh("acc")
+        w.emit(2, f'{acc} = alloc([{BLOCK}], {self.f_acc}, hint="accumulator", init=0)')
+        c = w.fresh("c")
+        w.loop(2, c, self.CG)
+        taps = [w.fresh(f"k{i}") for i in range(self.nd)]
+        for i, k in enumerate(taps):
+            w.loop(3 + i, k, self.KS[i])
+        depth = 3 + self.nd
+        pos = [self.in_pos(depth, outs[i], taps[i], i) for i in range(self.nd)]
+        xv, wv = w.fresh("xv"), w.fresh("wv")
+        w.emit(depth, f"load({r.x.name}[{', '.join([n, f'{g} * {self.CG} + {c}', *pos])}] -> {xv})")
+        if r.transposed:
+            w.emit(depth, f"load({r.w.name}[{', '.join([f'{g} * {self.CG} + {c}', f'{co} - {g} * {self.OG}', *taps])}] -> {wv})")
+        else:
+            w.emit(depth, f"load({r.w.name}[{', '.join([co, c, *taps])}] -> {wv})")
+        w.emit(depth, f"{acc} = add({acc}, mul({xv}, {wv}))")
+        oidx = [n, co, *outs]
+        dep_of = {2 + i: "t" for i in range(self.nd)}
+        self.epilogue(2, acc, frozenset({"t"}), oidx, co, {"t": f"lt({pix}, {P})"}, ["t"], dep_of)
+        return w.text()
+
+
+def emit_conv(region: ConvRegion, name: str) -> str:
+    """Sketch text of a convolution region (see the module docstring)."""
+    c = _Conv(region, name)
+    if region.shape[1] // region.groups < DIRECT_MAX_OG:
+        return c.direct()
+    return c.implicit_gemm()

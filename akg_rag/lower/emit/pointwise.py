@@ -1,0 +1,96 @@
+"""Pointwise regions: one launch over the output elements.
+
+Two forms:
+
+* flat (default): programs over blocks of ``BLOCK`` flattened output elements; each element's
+  index per dim comes from ``//`` and ``%``; inputs are gathered (broadcast dims indexed by 0);
+* rows (when the last dim is long, >= ``ROWS_MIN_LAST`` elements): programs over (row, column
+  block); the row's indices are scalars and the last dim a contiguous slice, so no division runs
+  per element.
+"""
+
+from __future__ import annotations
+
+from akg_rag.lower.emit.common import (
+    Deps, ExprWriter, SketchWriter, access, cdiv_text, decompose, declare_input, fit, next_pow2,
+    prod_text,
+)
+from akg_rag.lower.region import Expr, PointwiseRegion
+
+ROWS_MIN_LAST = 256      # elements: from this last-dim length on, the rows form is used
+FLAT_BLOCK = 1024        # elements per program in the flat form
+ROW_BLOCK_MAX = 2048     # elements per program in the rows form
+
+
+def emit_pointwise(region: PointwiseRegion, name: str) -> str:
+    """Sketch text of a pointwise region (see the module docstring)."""
+    shape = tuple(region.shape) or (1,)
+    w = SketchWriter(name, [*region.inputs, *(o.value for o in region.outputs)])
+    syms = [w.symbol(f"D{i}") for i in range(len(region.shape))] or ["1"]
+    amaps = {v.name: declare_input(w, v, shape, syms) for v in region.inputs}
+    for o in region.outputs:
+        if tuple(o.value.shape or (1,)) != shape:
+            raise ValueError(f"output {o.value.name} {o.value.shape} is not on the region shape {region.shape}")
+        w.tensor(o.value, syms, "out")
+    rows = len(region.shape) >= 1 and shape[-1] >= ROWS_MIN_LAST
+    if rows:
+        idx, masks, need = _rows_prologue(w, shape, syms)
+    else:
+        idx, masks, need = _flat_prologue(w, syms)
+    _body(w, region, amaps, idx, masks, need, rows)
+    return w.text()
+
+
+def _flat_prologue(w: SketchWriter, syms: list[str]) -> tuple[list[str], dict[str, str], list[str]]:
+    block = w.param("BLOCK", FLAT_BLOCK)
+    total = prod_text(syms)
+    pid = w.fresh("pid")
+    w.loop(1, pid, cdiv_text(total, block), "parallel")
+    offs = w.fresh("offs")
+    w.emit(2, f"{offs} = {pid} * {block} + iota({block})")
+    idx = decompose(w, 2, offs, syms, [f"i{d}" for d in range(len(syms))])
+    return idx, {"t": f"lt({offs}, {total})"}, ["t"]
+
+
+def _rows_prologue(w: SketchWriter, shape: tuple[int, ...], syms: list[str]) -> tuple[list[str], dict[str, str], list[str]]:
+    block = w.param("BLOCK", min(ROW_BLOCK_MAX, next_pow2(shape[-1])))
+    nb = cdiv_text(syms[-1], block)
+    pid = w.fresh("pid")
+    w.loop(1, pid, f"{prod_text(syms[:-1])} * {nb}", "parallel")
+    row, cb = w.fresh("row"), w.fresh("cb")
+    w.emit(2, f"{row} = {pid} // {nb}")
+    w.emit(2, f"{cb} = {pid} % {nb}")
+    idx = decompose(w, 2, row, syms[:-1], [f"i{d}" for d in range(len(syms) - 1)])
+    c0, cols = w.fresh("c0"), w.fresh("cols")
+    w.emit(2, f"{c0} = {cb} * {block}")
+    w.emit(2, f"{cols} = {c0} + iota({block})")
+    idx.append(f"{c0}:{c0} + {block}")
+    return idx, {"t": f"lt({cols}, {syms[-1]})"}, ["t"]
+
+
+def _body(w: SketchWriter, region: PointwiseRegion, amaps: dict, idx: list[str], masks: dict[str, str],
+          need: list[str], rows: bool) -> None:
+    loaded: dict[str, tuple[str, Deps]] = {}
+    by_name = {v.name: v for v in region.inputs}
+    last = len(idx) - 1
+
+    def leaf(e: Expr) -> tuple[str, Deps]:
+        if e.op != "input" or e.ref not in by_name:
+            raise ValueError(f"a pointwise region has no {e.op} leaf {e.ref or ''}")
+        if e.ref not in loaded:
+            v = by_name[e.ref]
+            local = w.fresh(f"{v.name}_v")
+            w.emit(2, f"load({access(v, amaps[v.name], idx)} -> {local})")
+            mapped = [d for d in amaps[v.name] if d is not None]
+            # flat form: any mapped dim is a gather over the block; rows form: only the last dim
+            varies = (last in mapped) if rows else bool(mapped)
+            loaded[e.ref] = (local, frozenset({"t"}) if varies else frozenset())
+        return loaded[e.ref]
+
+    ew = ExprWriter(w, 2, leaf)
+    ew.prepare(o.expr for o in region.outputs)
+    for o in region.outputs:
+        text, deps = ew.write(o.expr)
+        local = w.fresh(f"{o.value.name}_o")
+        w.emit(2, f"{local} = {fit(text, deps, need, masks)}")
+        w.emit(2, f"store({local} -> {access(o.value, list(range(len(idx))), idx)})")

@@ -1,0 +1,245 @@
+"""Reduction regions: reductions over any dims with prologue and epilogue fused, one launch.
+
+A program owns ``KBLOCK`` kept elements (the flattened kept dims) and works on ``[KBLOCK, R]``
+tiles: axis 0 kept elements (index tiles ``[KBLOCK, 1]``), axis 1 reduced elements (index tiles
+``[1, R]``); each dim's index comes from ``//`` and ``%`` of the flat indices, so the reduced
+dims need not be trailing or contiguous (batch norm reduces N, H, W per channel).
+
+* persistent form (reduced element count <= ``PERSISTENT_MAX``): the reduced extent is one tile,
+  the inputs are loaded once, every reduction and output is computed from registers;
+* loop form: one sequential pass over ``RBLOCK`` blocks per *level* of reductions (a reduction
+  reading another's result is one level later, as softmax's sum reads its max), each recomputing
+  its expression from the inputs into lane-wise accumulators ``[KBLOCK, RBLOCK]``, then one pass
+  writing the full-domain outputs. argmax/argmin keep the best value and its index per lane and
+  take the smallest index among the lanes holding the extreme (torch's first occurrence).
+"""
+
+from __future__ import annotations
+
+import math
+
+from akg_rag.lower.emit.common import (
+    NO_DEPS, Deps, ExprWriter, SketchWriter, access, cdiv_text, decompose, declare_input, expr_dtype,
+    fit, next_pow2, prod_text,
+)
+from akg_rag.lower.region import Expr, Reduction, ReductionRegion
+
+PERSISTENT_MAX = 8192   # reduced elements: up to this many, the whole reduced extent is one tile
+TILE_MAX = 4096         # elements of a persistent [KBLOCK, R] tile (register budget of a program)
+LOOP_RBLOCK = 1024      # reduced elements per block in the loop form (last dim reduced)
+LOOP_TILE = (32, 64)    # (KBLOCK, RBLOCK) in the loop form when the last dim is kept
+
+IDENTITY = {"sum": "0", "prod": "1", "max": "-inf", "min": "inf", "argmax": "-inf", "argmin": "inf"}
+UPDATE = {"sum": "add", "prod": "mul", "max": "max", "min": "min"}
+
+
+class _Emitter:
+    def __init__(self, region: ReductionRegion, name: str) -> None:
+        self.region = r = region
+        self.shape = tuple(r.shape)
+        n = len(self.shape)
+        if not r.dims or any(not 0 <= d < n for d in r.dims):
+            raise ValueError(f"reduced dims {r.dims} do not fit a rank-{n} domain")
+        self.red = sorted(r.dims)
+        self.kept = [d for d in range(n) if d not in self.red]
+        self.w = w = SketchWriter(name, [*r.inputs, *(o.value for o in r.outputs)])
+        self.syms = [w.symbol(f"D{i}") for i in range(n)]
+        self.amaps = {v.name: declare_input(w, v, self.shape, self.syms) for v in r.inputs}
+        self.by_name = {v.name: v for v in r.inputs}
+        self.omaps: dict[str, list[int | None]] = {}
+        for o in r.outputs:
+            self.omaps[o.value.name] = self.declare_output(o.value, o.domain)
+        self.KN = prod_text(self.syms[d] for d in self.kept)
+        self.RN = prod_text(self.syms[d] for d in self.red)
+        dtypes = {v.name: v.dtype for v in r.inputs}
+        self.f_acc = "f64" if "float64" in dtypes.values() else "f32"
+        self.kinds = {red.name: expr_dtype(red.expr, dtypes) for red in r.reductions}
+        self.results: dict[str, tuple[str, Deps]] = {}
+
+    def declare_output(self, v, domain: str) -> list[int | None]:
+        n = len(self.shape)
+        if domain == "full":
+            if tuple(v.shape) != self.shape:
+                raise ValueError(f"full-domain output {v.name} {v.shape} is not the domain {self.shape}")
+            self.w.tensor(v, self.syms, "out")
+            return list(range(n))
+        if len(v.shape) == n:  # keepdim: reduced dims of size 1
+            self.w.tensor(v, [self.syms[d] if d in self.kept else "1" for d in range(n)], "out")
+            return [d if d in self.kept else None for d in range(n)]
+        if len(v.shape) != len(self.kept):
+            raise ValueError(f"reduced output {v.name} {v.shape} fits neither keepdim nor dropped dims")
+        self.w.tensor(v, [self.syms[d] for d in self.kept], "out")
+        return list(self.kept)
+
+    # ---- pieces ----------------------------------------------------------------------------------
+    def leaf_fn(self, depth: int, idx: list[str | None]):
+        loaded: dict[str, tuple[str, Deps]] = {}
+
+        def leaf(e: Expr) -> tuple[str, Deps]:
+            if e.op == "numel":
+                return self.RN, NO_DEPS
+            if e.op == "reduced":
+                if e.ref not in self.results:
+                    raise ValueError(f"reduced leaf {e.ref!r} is read before its reduction")
+                return self.results[e.ref]  # type: ignore[index]
+            if e.op != "input" or e.ref not in self.by_name:
+                raise ValueError(f"a reduction region has no {e.op} leaf {e.ref or ''}")
+            if e.ref not in loaded:
+                v, amap = self.by_name[e.ref], self.amaps[e.ref]
+                if any(d is not None and idx[d] is None for d in amap):
+                    raise ValueError(f"input {v.name} varies along reduced dims but is read on the reduced domain")
+                local = self.w.fresh(f"{v.name}_v")
+                self.w.emit(depth, f"load({access(v, amap, idx)} -> {local})")  # type: ignore[arg-type]
+                deps = {"k" if d in self.kept else "r" for d in amap if d is not None}
+                loaded[e.ref] = (local, frozenset(deps))
+            return loaded[e.ref]
+        return leaf
+
+    def reduced_index(self, depth: int, r: str) -> list[str]:
+        return decompose(self.w, depth, r, [self.syms[d] for d in self.red], [f"r{d}" for d in self.red])
+
+    def merge(self, kidx: list[str], ridx: list[str] | None) -> list[str | None]:
+        idx: list[str | None] = [None] * len(self.shape)
+        for d, i in zip(self.kept, kidx):
+            idx[d] = i
+        for d, i in zip(self.red, ridx or [None] * len(self.red)):
+            idx[d] = i
+        return idx
+
+    def store_outputs(self, depth: int, ew: ExprWriter, domain: str, idx: list[str | None],
+                      masks: dict[str, str]) -> None:
+        need = ["k", "r"] if domain == "full" else ["k"]
+        for o in self.region.outputs:
+            if o.domain != domain:
+                continue
+            text, deps = ew.write(o.expr)
+            if domain == "reduced" and "r" in deps:
+                raise ValueError(f"reduced output {o.value.name} varies along the reduced dims")
+            local = self.w.fresh(f"{o.value.name}_o")
+            self.w.emit(depth, f"{local} = {fit(text, deps, need, masks)}")
+            omap = self.omaps[o.value.name]
+            self.w.emit(depth, f"store({local} -> {access(o.value, omap, idx)})")  # type: ignore[arg-type]
+
+    def levels(self) -> list[list[Reduction]]:
+        level: dict[str, int] = {}
+        groups: dict[int, list[Reduction]] = {}
+
+        def reads(e: Expr) -> set[str]:
+            out = {e.ref} if e.op == "reduced" else set()
+            for a in e.args:
+                out |= reads(a)
+            return out  # type: ignore[return-value]
+
+        for red in self.region.reductions:
+            level[red.name] = max((level[x] + 1 for x in reads(red.expr) if x in level), default=0)
+            groups.setdefault(level[red.name], []).append(red)
+        return [groups[k] for k in sorted(groups)]
+
+    def acc_dtype(self, red: Reduction) -> str:
+        return "i64" if self.kinds[red.name] in ("int", "bool") and red.kind in ("sum", "prod") else self.f_acc
+
+    # ---- the sketch ------------------------------------------------------------------------------
+    def emit(self) -> str:
+        w = self.w
+        kn = math.prod(self.shape[d] for d in self.kept)
+        rn = math.prod(self.shape[d] for d in self.red)
+        last_reduced = len(self.shape) - 1 in self.red
+        persistent = rn <= PERSISTENT_MAX
+        if persistent:
+            kb = min(next_pow2(kn), max(1, TILE_MAX // next_pow2(rn)), 128)
+        else:
+            kb = 1 if last_reduced else min(LOOP_TILE[0], next_pow2(kn))
+        self.KB = KB = w.param("KBLOCK", kb)
+        pid = w.fresh("pid")
+        w.loop(1, pid, cdiv_text(self.KN, KB), "parallel")
+        kk = w.fresh("kk")
+        w.emit(2, f"{kk} = unsqueeze({pid} * {KB} + iota({KB}), axis=1)")
+        self.kidx = kidx = decompose(w, 2, kk, [self.syms[d] for d in self.kept], [f"k{d}" for d in self.kept])
+        if persistent:
+            self.persistent(kk, kidx)
+        else:
+            rb = LOOP_RBLOCK if last_reduced else LOOP_TILE[1]
+            self.looped(kk, kidx, w.param("RBLOCK", rb))
+        return w.text()
+
+    def persistent(self, kk: str, kidx: list[str]) -> None:
+        w, r = self.w, self.w.fresh("r")
+        w.emit(2, f"{r} = unsqueeze(iota({self.RN}), axis=0)")
+        masks = {"k": f"lt({kk}, {self.KN})", "r": f"lt({r}, {self.RN})"}
+        idx = self.merge(kidx, self.reduced_index(2, r))
+        ew = ExprWriter(w, 2, self.leaf_fn(2, idx))
+        ew.prepare([red.expr for red in self.region.reductions] + [o.expr for o in self.region.outputs])
+        for red in self.region.reductions:
+            text, deps = ew.write(red.expr)
+            op = {"argmax": "reduce_argmax", "argmin": "reduce_argmin"}.get(red.kind, f"reduce_{red.kind}")
+            res = w.fresh(red.name if red.name.isidentifier() else "red")
+            w.emit(2, f"{res} = {op}(where({masks['r']}, {text}, {IDENTITY[red.kind]}), axis=1, keepdim=1)")
+            self.results[red.name] = (res, deps & {"k"})
+        self.store_outputs(2, ew, "full", idx, masks)
+        self.store_outputs(2, ew, "reduced", idx, masks)
+
+    def looped(self, kk: str, kidx: list[str], RB: str) -> None:
+        w = self.w
+        kmask = f"lt({kk}, {self.KN})"
+        for group in self.levels():
+            accs = {}
+            for red in group:
+                a = w.fresh(f"acc_{red.name}" if red.name.isidentifier() else "acc")
+                dt = self.acc_dtype(red)
+                w.emit(2, f'{a} = alloc([{self.KB}, {RB}], {dt}, hint="accumulator", init={IDENTITY[red.kind]})')
+                if red.kind in ("argmax", "argmin"):
+                    ai = w.fresh(f"{a}_i")
+                    w.emit(2, f'{ai} = alloc([{self.KB}, {RB}], i64, hint="accumulator", init=0)')
+                    accs[red.name] = (a, ai)
+                else:
+                    accs[red.name] = (a, None)
+            r, masks, ew, bidx = self.block_head(kk, RB)
+            ew.prepare(red.expr for red in group)
+            for red in group:
+                text, deps = ew.write(red.expr)
+                a, ai = accs[red.name]
+                m = w.fresh("m")
+                w.emit(3, f"{m} = where({masks['r']}, {text}, {IDENTITY[red.kind]})")
+                if ai is None:
+                    w.emit(3, f"{a} = {UPDATE[red.kind]}({a}, {m})")
+                else:
+                    better = w.fresh("better")
+                    w.emit(3, f"{better} = {'gt' if red.kind == 'argmax' else 'lt'}({m}, {a})")
+                    w.emit(3, f"{a} = where({better}, {m}, {a})")
+                    w.emit(3, f"{ai} = where({better}, {r}, {ai})")
+                self.results[red.name] = ("", deps & {"k"})
+            for red in group:
+                a, ai = accs[red.name]
+                res = w.fresh(red.name if red.name.isidentifier() else "red")
+                if ai is None:
+                    w.emit(2, f"{res} = reduce_{red.kind}({a}, axis=1, keepdim=1)")
+                else:
+                    best = w.fresh("best")
+                    w.emit(2, f"{best} = reduce_{red.kind[3:]}({a}, axis=1, keepdim=1)")
+                    w.emit(2, f"{res} = reduce_min(where(eq({a}, {best}), {ai}, {self.RN}), axis=1, keepdim=1)")
+                self.results[red.name] = (res, self.results[red.name][1])
+        if any(o.domain == "full" for o in self.region.outputs):
+            r, masks, ew, bidx = self.block_head(kk, RB)
+            ew.prepare(o.expr for o in self.region.outputs if o.domain == "full")
+            self.store_outputs(3, ew, "full", bidx, masks)
+        idx = self.merge(kidx, None)
+        ew = ExprWriter(w, 2, self.leaf_fn(2, idx))
+        ew.prepare(o.expr for o in self.region.outputs if o.domain == "reduced")
+        self.store_outputs(2, ew, "reduced", idx, {"k": kmask})
+
+    def block_head(self, kk: str, RB: str) -> tuple[str, dict[str, str], ExprWriter, list[str | None]]:
+        """Open a sequential loop over reduced blocks; its index tiles and an ExprWriter inside."""
+        w = self.w
+        r0, r = w.fresh("r0"), w.fresh("r")
+        w.loop(2, r0, f"0, {self.RN}, {RB}", "pipeline", "core")
+        w.emit(3, f"{r} = unsqueeze({r0} + iota({RB}), axis=0)")
+        masks = {"k": f"lt({kk}, {self.KN})", "r": f"lt({r}, {self.RN})"}
+        idx = self.merge(self.kidx, self.reduced_index(3, r))
+        ew = ExprWriter(w, 3, self.leaf_fn(3, idx))
+        return r, masks, ew, idx
+
+
+def emit_reduction(region: ReductionRegion, name: str) -> str:
+    """Sketch text of a reduction region (see the module docstring)."""
+    e = _Emitter(region, name)
+    return e.emit()
