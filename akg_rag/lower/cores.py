@@ -218,9 +218,9 @@ class CoreBuilder:
             acc = Expr.call("add", acc, bexpr)
         sym = _Sym(acc, shape, dtype, g, "full")
         if name == "mv":
-            p.env[node] = p.materialize(sym, node.name + "_col")
+            p.env[node] = p.materialize(sym, f"t_{node.name}_col")
             v = p.use(p.env[node])
-            flat = p.new_value(node.name, out, dtype)
+            flat = p.new_value(f"t_{node.name}", out, dtype)
             p.steps.append(ViewStep(out=flat, src=v, op="reshape", args=(out,)))
             p.env[node] = flat
             return True

@@ -152,7 +152,7 @@ class Partitioner:
         x = self.env[node]
         if isinstance(x, Value):
             return x
-        v = self.materialize(x, node.name)
+        v = self.materialize(x, "t_" + node.name)
         self.env[node] = v
         return v
 
@@ -271,7 +271,7 @@ class Partitioner:
             self.env[node] = _Sym(Expr.const(val, None if t.is_floating_point() else dt),
                                   tuple(t.shape), dt)
             return
-        v = self.new_value(str(node.target).lstrip("_"), tuple(t.shape), str(t.dtype).removeprefix("torch."))
+        v = self.new_value("c_" + str(node.target).lstrip("_"), tuple(t.shape), str(t.dtype).removeprefix("torch."))
         self.constants[v.name] = t
         self.env[node] = v
 
@@ -332,7 +332,7 @@ class Partitioner:
             v = self.use(self.value_of(src))
             outs = []
             for (method, args), val in zip(calls, node.meta["val"]):
-                out = self.new_value(f"{node.name}_{len(outs)}", tuple(val.shape), v.dtype)
+                out = self.new_value(f"t_{node.name}_{len(outs)}", tuple(val.shape), v.dtype)
                 self.steps.append(ViewStep(out=out, src=v, op=method, args=args))
                 outs.append(out)
             self.env[node] = tuple(outs)
@@ -351,7 +351,7 @@ class Partitioner:
         for i, (method, args) in enumerate(calls):
             last = i == len(calls) - 1
             shape = out_shape if last else tuple(args[0])
-            out = self.new_value(node.name if last else f"{node.name}_pre", shape, v.dtype)
+            out = self.new_value(f"t_{node.name}" if last else f"t_{node.name}_pre", shape, v.dtype)
             self.steps.append(ViewStep(out=out, src=v, op=method, args=args))
             v = out
         self.env[node] = v
@@ -460,7 +460,7 @@ class Partitioner:
         flat = list(vals) if isinstance(vals, (tuple, list)) else [vals]
         outs = []
         for i, t in enumerate(flat):
-            base = node.name if len(flat) == 1 else f"{node.name}_{i}"
+            base = f"t_{node.name}" if len(flat) == 1 else f"t_{node.name}_{i}"
             outs.append(self.new_value(base, tuple(t.shape), str(t.dtype).removeprefix("torch.")))
         self.steps.append(FallbackStep(outs=outs, op=str(node.target), args=args, kwargs=kwargs))
         self.env[node] = tuple(outs) if isinstance(vals, (tuple, list)) else outs[0]

@@ -143,7 +143,8 @@ def _add_sub(op: str) -> Callable:
 
 def _where(args, kwargs, dts, out, conv):
     c = args[0] if dts[0] == "bool" else Expr.call("ne", args[0], _const(0, dts[0]))
-    return Expr.call("where", c, _to(conv(1), dts[1], out), _to(conv(2), dts[2], out))
+    a, b = (_to(args[i], dts[i], out) if isinstance(args[i], Expr) else _const(args[i], out) for i in (1, 2))
+    return Expr.call("where", c, a, b)
 
 
 def _clamp(args, kwargs, dts, out, conv):
@@ -188,7 +189,8 @@ def _bitwise_not(args, kwargs, dts, out, conv):
 
 
 def _masked_fill(args, kwargs, dts, out, conv):
-    return Expr.call("where", args[1], _to(conv(2), dts[2], out), conv(0))
+    fill = _to(args[2], dts[2], out) if isinstance(args[2], Expr) else _const(args[2], out)
+    return Expr.call("where", args[1], fill, _to(args[0], dts[0], out))
 
 
 def _nan_to_num(args, kwargs, dts, out, conv):
