@@ -49,6 +49,8 @@ _KEPT = (
     "max_pool1d", "max_pool2d_with_indices", "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d",
     "avg_pool3d", "_adaptive_avg_pool2d", "adaptive_avg_pool1d",
 )
+# In-place ops whose functional form has another overload name.
+_INPLACE_OVERLOAD = {"transpose_": "int", "squeeze_": "dim"}
 # Ops whose result is a mutation of a graph input: dropped when the target is a parameter/buffer.
 _MUTATIONS = ("copy_",)
 
@@ -224,6 +226,8 @@ def _out_of_place(gm: torch.fx.GraphModule) -> None:
             continue
         packet = getattr(aten, name[:-1], None)
         functional = getattr(packet, node.target._overloadname, None) if packet is not None else None
+        if functional is None and packet is not None:  # transpose_.default -> transpose.int
+            functional = getattr(packet, _INPLACE_OVERLOAD.get(name, "default"), None)
         target = node.args[0]
         if functional is None or not isinstance(target, torch.fx.Node):
             continue

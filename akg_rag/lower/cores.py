@@ -152,8 +152,9 @@ class CoreBuilder:
                 return self._undo(g)
             r = add(kind, e)
             if name in ("max", "min") and overload == "dim":
-                i = add("arg" + kind, e)
-                p.env[node] = (sym(r, src_dtype), sym(i, "int64"))
+                wanted = any(u.args[1] == 1 and u.users for u in node.users)
+                i = add("arg" + kind, e) if wanted else None
+                p.env[node] = (sym(r, src_dtype), sym(i, "int64") if i is not None else None)
             else:
                 p.env[node] = sym(r, src_dtype)
         elif kind in ("argmax", "argmin"):

@@ -376,9 +376,9 @@ class Partitioner:
     # -- pointwise ------------------------------------------------------------------------------
     def visit_pointwise(self, node: torch.fx.Node, name: str) -> bool:
         """An elementwise op: a bigger expression, joining at most one open region."""
-        out_shape, out_dtype = _shape(node), _dtype(node)
         if not isinstance(node.meta.get("val"), torch.Tensor):
             return False
+        out_shape, out_dtype = _shape(node), _dtype(node)
         tensor_nodes = [a for a in tree_flatten((node.args, node.kwargs))[0] if isinstance(a, torch.fx.Node)]
         syms = {a: self.as_sym(a) for a in tensor_nodes}
         g = self.pick_group(syms, out_shape)
