@@ -24,8 +24,9 @@ from __future__ import annotations
 
 from akg_rag.lower.cpp_kernel import KernelGen
 from akg_rag.lower.cpp_prelude import DTYPES, PRELUDE
-from akg_rag.lower.cpp_shapes import Names, fail
+from akg_rag.lower.cpp_shapes import Names
 from akg_rag.lower.source import KernelSource
+from akg_rag.lower.typed import analyze
 from akg_rag.sketch.nodes import Alloc, Assign, Call, For, Name, Sketch, Stmt
 from akg_rag.sketch.printer import print_expr
 from akg_rag.sketch.validate import validate_sketch
@@ -44,7 +45,7 @@ def emit_cpp(sketch: Sketch, name: str) -> KernelSource:
     if not name.isidentifier() or not name.isascii():
         raise ValueError(f"kernel name {name!r} is not a C++ identifier")
     validate_sketch(sketch)
-    names = Names(sketch, name)
+    names = Names(analyze(sketch), name)
     gen = KernelGen(names)
     args = [t for t in sketch.tensors if t.direction != "temp"]
     gen.line(f"using FT = {'double' if _uses_f64(sketch) else 'float'};  // float compute type")
@@ -60,8 +61,8 @@ def emit_cpp(sketch: Sketch, name: str) -> KernelSource:
         for d in range(len(t.shape)):
             gen.line(f"const int64_t sz_{t.name}_{d} = t_{t.name}.size({d}), "
                      f"st_{t.name}_{d} = t_{t.name}.stride({d});")
-    for k, s in enumerate(sketch.body):
-        gen.launch(s, k)
+    for launch in names.typed.launches:
+        gen.launch(launch)
     tunables = {names.tunables[p]: int(names.values[p]) for p in names.tunables}
     head = [f"constexpr int64_t {c} = {tunables[c]};  // tunable of {name}" for c in tunables]
     signature = ", ".join(f"torch::Tensor t_{t.name}" for t in args)
@@ -109,16 +110,9 @@ def _checks(gen: KernelGen, kernel: str, args: list) -> None:
 
 def _bind(gen: KernelGen, kernel: str, sketch: Sketch, args: list) -> None:
     """Symbols from sizes (first whole-dimension occurrence), then parameters, then every check."""
-    bound: dict[str, str] = {}
-    for t in args:
-        for d, e in enumerate(t.shape):
-            if isinstance(e, Name) and e.id in gen.names.symbols and e.id not in bound:
-                gen.line(f"const int64_t s_{e.id} = t_{t.name}.size({d});")
-                bound[e.id] = f"{t.name} dim {d}"
-    for s in sketch.symbols:
-        if s.name not in bound:
-            raise fail(f"symbol {s.name!r} is not a whole dimension of any argument tensor, so the "
-                       f"host function cannot bind it from the sizes", s)
+    bound = {sym: f"{t} dim {d}" for sym, (t, d) in gen.names.typed.bindings.items()}
+    for sym, (t, d) in gen.names.typed.bindings.items():
+        gen.line(f"const int64_t s_{sym} = t_{t}.size({d});")
     for p in sketch.params:
         cname = gen.names.param_cname(p.name)
         value = gen.names.values.get(p.name)

@@ -64,7 +64,7 @@ class ExprMixin(ShapeMixin):
     def tensor_elem(self, name: str, idx: list[str]) -> tuple[str, str]:
         """Element of a whole tensor named in a computation (an implicit load, always in bounds)."""
         decl = self.names.tensors[name]
-        shape = [self.dim(d) for d in decl.shape]
+        shape = [self.size_dim(d) for d in self.names.typed.shapes[name]]
         terms = [f"{ix} * st_{name}_{d}" for d, (ix, dm) in enumerate(zip(idx, shape))
                  if ix != "0" and not dm.is_one()]
         cls = DTYPES[decl.dtype][2]
@@ -77,7 +77,8 @@ class ExprMixin(ShapeMixin):
         if isinstance(e, Num):
             if isinstance(e.value, float):
                 return float_literal(e.value), "f"
-            return f"{int(e.value)}L", "i"
+            v = int(e.value)
+            return (str(v) if abs(v) < 2**31 else f"{v}L"), "i"
         if isinstance(e, Str):
             raise fail("a string is only allowed as the first argument of apply", e)
         if isinstance(e, Name):

@@ -17,7 +17,8 @@ from akg_rag.lower.cpp_access import AccessMixin
 from akg_rag.lower.cpp_expr import conv, offset
 from akg_rag.lower.cpp_ops import remap
 from akg_rag.lower.cpp_prelude import CLASS_TYPES, DTYPES
-from akg_rag.lower.cpp_shapes import Dim, Names, Var, expr_names, fail
+from akg_rag.lower.cpp_shapes import KINDS, Dim, Names, Var, expr_names, fail
+from akg_rag.lower.typed import Launch
 from akg_rag.sketch.nodes import Access, Alloc, Assign, BinOp, Call, For, Load, Slice, Stmt, Store
 
 
@@ -176,11 +177,11 @@ class KernelGen(AccessMixin):
         vshape, vcls = self.shape(s.value), self.cls(s.value)
         if var is None:
             if not vshape:
-                cname = self.fresh(f"v_{s.target}")
-                self.line(f"{CLASS_TYPES[vcls]} {cname} = {self.elem(s.value, [])[0]};")
-                self.scopes[-1][s.target] = Var(s.target, cname, [], vcls)
+                cname, cls = self.fresh(f"v_{s.target}"), self.local_cls(s)
+                self.line(f"{CLASS_TYPES[cls]} {cname} = {conv(self.elem(s.value, [])[0], vcls, cls)};")
+                self.scopes[-1][s.target] = Var(s.target, cname, [], cls)
                 return
-            var = self.new_tile(s.target, vshape, vcls)
+            var = self.new_tile(s.target, vshape, self.local_cls(s))
             var.name = s.target
             self.scopes[-1][s.target] = var
         elif var.is_tile and vshape and self.hazard(s, var, vshape):
@@ -189,6 +190,10 @@ class KernelGen(AccessMixin):
             self.write(var, vshape, lambda idx: self.var_elem(tmp, idx), vcls)
             return
         self.write(var, vshape, lambda idx: self.elem(s.value, idx)[0], vcls)
+
+    def local_cls(self, s: Stmt) -> str:
+        """Class of the local a statement defines (typed: the promotion of every value it takes)."""
+        return KINDS[self.names.typed.definition(s).target.kind]
 
     def accumulate(self, s: Assign, var: Var) -> bool:
         """``acc = acc + matmul(a, b)``: multiply-add straight into the accumulator."""
@@ -236,7 +241,7 @@ class KernelGen(AccessMixin):
         if s.other is not None:
             self.prepare(s.other)
         shape, _ = self.access_plan(s.src)
-        cls = DTYPES[self.names.tensors[s.src.tensor].dtype][2]
+        cls = self.local_cls(s)
         var = self.lookup(s.dst)
         if var is None:
             if shape:
@@ -264,30 +269,17 @@ class KernelGen(AccessMixin):
         self.emit_store(var, s.dst)
 
     # ---- launches -------------------------------------------------------------------------------
-    def launch(self, s: Stmt, number: int) -> None:
-        if not is_parallel(s):
-            raise fail("every top-level statement must be a loop marked @llm_hint(\"parallel\", ...): "
-                       "it is one kernel launch", s)
-        grid: list[For] = [s]  # type: ignore[list-item]
-        body = s.body  # type: ignore[union-attr]
-        while len(body) == 1 and is_parallel(body[0]):
-            grid.append(body[0])  # type: ignore[arg-type]
-            body = body[0].body  # type: ignore[union-attr]
+    def launch(self, launch: Launch) -> None:
         counts, starts, steps = [], [], []
-        for g in grid:
-            try:
-                start = self.int_text(g.start) if g.start is not None else "0"
-                stop = self.int_text(g.stop)
-                step = self.int_text(g.step) if g.step is not None else "1"
-            except Exception as e:  # a range reading another grid variable: not a rectangular grid
-                raise fail(f"the range of grid loop {g.var!r} may use only symbols and parameters ({e})", g) from None
-            n = self.fresh(f"n_{g.var}")
-            span = f"{stop} - {start}" if start != "0" else stop
-            count = f"std::max<int64_t>({span}, 0)" if step == "1" else f"std::max<int64_t>(({span} + {step} - 1) / {step}, 0)"
-            self.line(f"const int64_t {n} = {count};")
+        for ax in launch.grid:
+            n = self.fresh(f"n_{ax.var}")
+            self.line(f"const int64_t {n} = std::max<int64_t>({self.int_text(ax.count)}, 0);")
             counts.append(n)
-            starts.append(start)
-            steps.append(step)
+            starts.append(self.int_text(ax.start))
+            steps.append(self.int_text(ax.step))
+        grid = [ax.loop for ax in launch.grid]
+        body = launch.body
+        number = launch.index
         total = " * ".join(counts)
         self.line(f"// launch {number}: grid ({', '.join(g.var for g in grid)})")
         self.line(f"#pragma omp parallel if ({total} > 1)")

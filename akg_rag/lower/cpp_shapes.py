@@ -9,16 +9,17 @@ compute type ``FT``), ``i`` (int64_t) and ``b`` (bool); see :mod:`akg_rag.lower.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 from akg_rag.errors import SketchError
 from akg_rag.lower.cpp_prelude import DTYPES
+from akg_rag.lower.sizes import ONE as ONE_SIZE, Size, size_of
+from akg_rag.lower.typed import TypedSketch, slice_extent
 from akg_rag.sketch import vocab
 from akg_rag.sketch.nodes import BinOp, Call, Expr, Name, Neg, Num, ParamDecl, Sketch, Str
 from akg_rag.sketch.printer import print_expr
-from akg_rag.sketch.symbolic import Poly, to_poly
 
-ONE: tuple = (((), Fraction(1)),)
+ONE = ONE_SIZE.key
+KINDS = {"float": "f", "int": "i", "bool": "b"}   # typed's element kinds -> value classes
 CLASS_RANK = {"b": 0, "i": 1, "f": 2}
 
 
@@ -29,9 +30,10 @@ def fail(message: str, node: object) -> SketchError:
 
 @dataclass(frozen=True)
 class Dim:
-    """One tile extent: ``key`` compares (parameter values substituted), ``text`` is its C++ form."""
+    """One tile extent: ``key`` compares (a :class:`Size` key: tunables symbolic, other parameters
+    substituted), ``text`` is its C++ form (tunables by their C++ names)."""
 
-    key: tuple
+    key: str
     text: str
     const: bool = False      # a compile-time constant (numbers and constexpr parameters only)
     names: frozenset = frozenset()   # sketch names the extent reads (loop variables decide hoisting)
@@ -66,27 +68,32 @@ class Var:
 
 @dataclass
 class Names:
-    """The sketch's declarations and how each name is spelled in C++."""
+    """The sketch's declarations, its typed analysis, and how each name is spelled in C++."""
 
-    sketch: Sketch
+    typed: TypedSketch
     kernel: str
     symbols: set[str] = field(default_factory=set)
     params: dict[str, ParamDecl] = field(default_factory=dict)
     values: dict[str, int | float] = field(default_factory=dict)   # Num-valued params
+    subst: dict[str, Expr] = field(default_factory=dict)           # non-tunable params, into sizes
     tunables: dict[str, str] = field(default_factory=dict)         # param -> C++ name
     tensors: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        sk = self.sketch
+        sk = self.typed.sketch
         self.symbols = {s.name for s in sk.symbols}
         self.params = {p.name: p for p in sk.params}
         for p in sk.params:
             v = num_value(p.value)
             if v is not None:
                 self.values[p.name] = v
-                if isinstance(v, int) and not isinstance(v, bool) and p.name.isupper():
-                    self.tunables[p.name] = f"{self.kernel.upper()}_{p.name}"
+        self.tunables = {p: f"{self.kernel.upper()}_{p}" for p in self.typed.tunables}
+        self.subst = {k: v for k, v in self.typed.params.items() if k not in self.tunables}
         self.tensors = {t.name: t for t in sk.tensors}
+
+    @property
+    def sketch(self) -> Sketch:
+        return self.typed.sketch
 
     def param_cname(self, name: str) -> str:
         return self.tunables.get(name, f"c_{name}")
@@ -141,44 +148,17 @@ class ShapeMixin:
     # ---- sizes ----------------------------------------------------------------------------------
     def dim(self, e: Expr) -> Dim:
         """The extent given by a size expression (an alloc dimension, iota's length)."""
-        return self._dim(to_poly(e, self.names.values), to_poly(e), [e], lambda: self.int_text(e))
+        return self.size_dim(size_of(e, self.names.subst))
 
     def extent(self, start: Expr, stop: Expr) -> Dim:
         """The extent of the slice ``start:stop``."""
-        key = _minus(to_poly(stop, self.names.values), to_poly(start, self.names.values))
-        sym = _minus(to_poly(stop), to_poly(start))
-        return self._dim(key, sym, [start, stop],
-                         lambda: f"({self.int_text(stop)} - {self.int_text(start)})")
+        return self.size_dim(slice_extent(start, stop, self.names.subst))
 
-    def _dim(self, key: Poly, sym: Poly, exprs: list[Expr], raw) -> Dim:
-        names: set[str] = set()
-        for e in exprs:
-            names |= expr_names(e)
-        text = self.poly_text(sym)
-        if text is None:
-            text = raw()
-        else:   # a cancelled term (i*B : i*B + B) no longer reads i
-            names = {n for m in sym for n in m if not n.startswith("<")}
-        const = text is not None and all(n in self.names.values for n in names)
-        return Dim(tuple(sorted(key.items())), text, const, frozenset(names))
-
-    def poly_text(self, p: Poly) -> str | None:
-        """C++ text of a polynomial with integer coefficients; None when it has an opaque part."""
-        if not p:
-            return "0"
-        terms = []
-        for mono, coef in sorted(p.items(), key=lambda kv: (len(kv[0]), kv[0])):
-            if coef.denominator != 1 or any(n.startswith("<") for n in mono):
-                return None
-            factors = [self.name_text(n) for n in mono]
-            c = int(coef)
-            if not factors:
-                terms.append(str(c))
-            else:
-                body = " * ".join(factors)
-                terms.append(body if c == 1 else f"{c} * {body}")
-        text = " + ".join(terms)
-        return text if len(terms) == 1 else f"({text})"
+    def size_dim(self, size: Size) -> Dim:
+        """A :class:`Size` (over symbols, tunables and numbers) as a C++ extent."""
+        const = size.value is not None or all(n in self.names.tunables for n in size.names)
+        text = str(size.value) if size.value is not None else self.int_text(size.expr)
+        return Dim(size.key, text, const, frozenset(size.names))
 
     def name_text(self, n: str) -> str:
         """C++ spelling of a scalar name (symbol, parameter, loop variable, scalar local)."""
@@ -202,12 +182,14 @@ class ShapeMixin:
     # ---- values ---------------------------------------------------------------------------------
     def shape(self, e: Expr) -> list[Dim]:
         """Shape of a compute expression ([] for a scalar)."""
+        vt = self.names.typed.types.get(id(e))
+        if vt is not None:
+            return [self.size_dim(d) for d in vt.shape]
         if isinstance(e, (Num, Str)):
             return []
         if isinstance(e, Name):
-            decl = self.names.tensors.get(e.id)
-            if decl is not None:
-                return [self.dim(d) for d in decl.shape]
+            if e.id in self.names.tensors:
+                return [self.size_dim(d) for d in self.names.typed.shapes[e.id]]
             var = self.lookup(e.id)
             return var.shape if var is not None else []
         if isinstance(e, Neg):
@@ -267,6 +249,9 @@ class ShapeMixin:
 
     def cls(self, e: Expr) -> str:
         """Value class of a compute expression: f, i or b."""
+        vt = self.names.typed.types.get(id(e))
+        if vt is not None:
+            return KINDS[vt.kind]
         if isinstance(e, Num):
             return "f" if isinstance(e.value, float) else "i"
         if isinstance(e, Name):
@@ -318,13 +303,6 @@ def _axis(e: Call, rank: int) -> int:
     if not isinstance(v, int) or not -rank <= v < max(rank, 1):
         raise fail(f"{e.func}: axis out of range for a rank-{rank} value", e)
     return v % max(rank, 1)
-
-
-def _minus(a: Poly, b: Poly) -> Poly:
-    out = dict(a)
-    for m, c in b.items():
-        out[m] = out.get(m, 0) - c
-    return {m: c for m, c in out.items() if c != 0}
 
 
 def opaque_text(e: Expr) -> str:
