@@ -149,7 +149,8 @@ class _Emitter:
             kb = min(next_pow2(kn), max(1, TILE_MAX // next_pow2(rn)), 128)
         else:
             kb = 1 if last_reduced else min(LOOP_TILE[0], next_pow2(kn))
-        self.KB = KB = w.param("KBLOCK", kb)
+        # no kept dims: one program, one row (a tunable could only make the row tile wrong)
+        self.KB = KB = w.param("KBLOCK", kb) if self.kept else "1"
         pid = w.fresh("pid")
         w.loop(1, pid, cdiv_text(self.KN, KB), "parallel")
         kk = w.fresh("kk")

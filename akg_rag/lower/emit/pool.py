@@ -1,0 +1,117 @@
+"""Pooling regions: max or average over the trailing 1-3 dims, epilogue fused.
+
+Programs own ``BLOCK`` flattened output elements; the window is a sequential loop over the kernel
+taps (kernel sizes are literals of the task). Max pooling reads ``-inf`` outside the input (padding
+and windows that ``ceil_mode`` lets hang off the end); average pooling reads 0 and divides by the
+window size as torch counts it: with ``count_include_pad`` the window clipped to the padded input,
+without it the window clipped to the input; ``divisor_override`` replaces both.
+"""
+
+from __future__ import annotations
+
+from akg_rag.lower.emit.common import (
+    NO_DEPS, Deps, ExprWriter, SketchWriter, align, cdiv_text, decompose, fit, prod_text,
+)
+from akg_rag.lower.region import Expr, PoolRegion
+
+BLOCK = 256   # output elements per program
+
+
+def emit_pool(region: PoolRegion, name: str) -> str:
+    """Sketch text of a pooling region (see the module docstring)."""
+    r = region
+    nd, shape = len(r.kernel), tuple(r.shape)
+    lead = len(shape) - nd
+    if len(r.x.shape) != len(shape) or nd < 1 or lead < 0:
+        raise ValueError(f"pooling of {r.x.shape} to {shape} over {nd} dims does not fit")
+    w = SketchWriter(name, [r.x, *r.inputs, *(o.value for o in r.outputs)])
+    lsyms = [w.symbol(f"L{i}") for i in range(lead)]
+    sp = "DHW"[3 - nd:] if nd <= 3 else "".join(f"S{i}" for i in range(nd))
+    S = [w.symbol(c) for c in sp]
+    OS = [w.symbol(f"O{c}") for c in sp]
+    osyms = lsyms + OS
+    w.tensor(r.x, lsyms + S, "in")
+    amaps = {}
+    for v in r.inputs:
+        amaps[v.name] = align(v, shape)
+        w.tensor(v, [osyms[d] if d is not None else "1" for d in amaps[v.name]], "in")
+    for o in r.outputs:
+        if tuple(o.value.shape) != shape:
+            raise ValueError(f"output {o.value.name} {o.value.shape} is not the pooling result {shape}")
+        w.tensor(o.value, osyms, "out")
+    B = w.param("BLOCK", BLOCK)
+    total = prod_text(osyms)
+    pid, offs = w.fresh("pid"), w.fresh("offs")
+    w.loop(1, pid, cdiv_text(total, B), "parallel")
+    w.emit(2, f"{offs} = {pid} * {B} + iota({B})")
+    idx = decompose(w, 2, offs, osyms, [f"l{i}" for i in range(lead)] + [f"o{i}" for i in range(nd)])
+    is_max = r.op == "max"
+    f_acc = "f64" if r.x.dtype == "float64" else "f32"
+    acc = w.fresh("acc")
+    w.emit(2, f'{acc} = alloc([{B}], {f_acc}, hint="accumulator", init={"-inf" if is_max else 0})')
+    taps = [w.fresh(f"k{i}") for i in range(nd)]
+    dil = r.dilation if is_max else (1,) * nd
+    for i, k in enumerate(taps):
+        w.loop(2 + i, k, str(r.kernel[i]))
+    depth = 2 + nd
+    pos = []
+    for i in range(nd):
+        p = w.fresh(f"p{i}")
+        w.emit(depth, f"{p} = {idx[lead + i]} * {r.stride[i]} - {r.padding[i]} + {taps[i]} * {dil[i]}")
+        pos.append(p)
+    xv = w.fresh("xv")
+    other = ", other=-inf" if is_max else ""
+    w.emit(depth, f"load({r.x.name}[{', '.join(idx[:lead] + pos)}] -> {xv}{other})")
+    w.emit(depth, f"{acc} = {'max' if is_max else 'add'}({acc}, {xv})")
+    result = acc
+    if not is_max:
+        result = w.fresh("avg")
+        w.emit(2, f"{result} = div({acc}, {_divisor(w, r, idx[lead:], S)})")
+    _epilogue(w, r, result, idx, amaps, f"lt({offs}, {total})")
+    return w.text()
+
+
+def _divisor(w: SketchWriter, r: PoolRegion, outs: list[str], S: list[str]) -> str:
+    """The element count torch divides a window's sum by (see the module docstring)."""
+    if r.divisor_override:
+        return f"{float(r.divisor_override)!r}"
+    sizes = []
+    for i, o in enumerate(outs):
+        k, s, p = r.kernel[i], r.stride[i], r.padding[i]
+        lo, hi = w.fresh(f"lo{i}"), w.fresh(f"hi{i}")
+        w.emit(2, f"{lo} = {o} * {s} - {p}")
+        w.emit(2, f"{hi} = min({lo} + {k}, {S[i]} + {p})")
+        if r.count_include_pad:
+            sizes.append(f"sub({hi}, {lo})")
+        else:
+            sizes.append(f"sub(min({hi}, {S[i]}), max({lo}, 0))")
+    count = sizes[0]
+    for s in sizes[1:]:
+        count = f"mul({count}, {s})"
+    return f"cast({count}, f32)"
+
+
+def _epilogue(w: SketchWriter, r: PoolRegion, result: str, idx: list[str], amaps: dict,
+              mask: str) -> None:
+    by_name = {v.name: v for v in r.inputs}
+    loaded: dict[str, tuple[str, Deps]] = {}
+
+    def leaf(e: Expr) -> tuple[str, Deps]:
+        if e.op == "acc":
+            return result, frozenset({"t"})
+        if e.op != "input" or e.ref not in by_name:
+            raise ValueError(f"a pooling epilogue has no {e.op} leaf {e.ref or ''}")
+        if e.ref not in loaded:
+            v, amap = by_name[e.ref], amaps[e.ref]
+            local = w.fresh(f"{v.name}_v")
+            w.emit(2, f"load({v.name}[{', '.join([idx[d] if d is not None else '0' for d in amap] or ['0'])}] -> {local})")
+            loaded[e.ref] = (local, frozenset({"t"}) if any(d is not None for d in amap) else NO_DEPS)
+        return loaded[e.ref]
+
+    ew = ExprWriter(w, 2, leaf)
+    ew.prepare(o.expr for o in r.outputs)
+    for o in r.outputs:
+        text, deps = ew.write(o.expr)
+        local = w.fresh(f"{o.value.name}_o")
+        w.emit(2, f"{local} = {fit(text, deps, ['t'], {'t': mask})}")
+        w.emit(2, f"store({local} -> {o.value.name}[{', '.join(idx)}])")

@@ -1,0 +1,40 @@
+"""Pooling emitter: max and average, 1-D/2-D/3-D, stride, padding, dilation, ceil_mode,
+count_include_pad and divisor_override, with an epilogue."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from akg_rag.lower.region import Expr, Output, PoolRegion, Value
+
+E, I, C, K = Expr, Expr.input, Expr.call, Expr.const
+
+CASES = [  # op, nd, size, kernel, stride, pad, dilation, ceil, count_include_pad, divisor
+    ("max", 2, 7, 3, 2, 1, 1, False, True, None),
+    ("max", 1, 9, 3, 2, 1, 2, True, True, None),
+    ("max", 3, 5, 2, 2, 1, 1, True, True, None),
+    ("avg", 2, 7, 3, 2, 1, 1, False, True, None),
+    ("avg", 2, 7, 3, 2, 1, 1, True, False, None),
+    ("avg", 1, 9, 4, 3, 2, 1, True, True, None),
+    ("avg", 2, 6, 3, 2, 1, 1, False, True, 5),
+    ("avg", 3, 5, 3, 2, 1, 1, False, False, None),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}{c[1]}d-ceil{int(c[7])}-cip{int(c[8])}-div{c[9]}")
+def test_pool_matches_torch(run, case):
+    op, nd, size, k, s, p, d, ceil, cip, div = case
+    x = torch.randn(2, 3, *([size] * nd))
+    if op == "max":
+        ref = getattr(F, f"max_pool{nd}d")(x, k, s, p, d, ceil_mode=ceil)
+    else:
+        kw = {"divisor_override": div} if nd > 1 else {}
+        ref = getattr(F, f"avg_pool{nd}d")(x, k, s, p, ceil_mode=ceil, count_include_pad=cip, **kw)
+    scale = torch.randn(3, *([1] * nd))
+    reg = PoolRegion(Value("x", tuple(x.shape), "float32"), op, (k,) * nd, (s,) * nd, (p,) * nd, (d,) * nd,
+                     ceil, cip, div, [Value("scale", tuple(scale.shape), "float32")],
+                     [Output(Value("y", tuple(ref.shape), "float32"), C("mul", E("acc"), I("scale")))], tuple(ref.shape))
+    got = run(reg, {"x": x, "scale": scale}, {"BLOCK": 32})["y"]
+    torch.testing.assert_close(got, ref * scale)

@@ -1,0 +1,247 @@
+"""Reduction emitter, both forms (one persistent tile; blocked loop with tails): softmax family,
+norms, plain reductions over any dims, losses, and seeded random reduction chains, each run by the
+interpreter and compared with torch."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import akg_rag.lower.emit.reduction as reduction
+from akg_rag.lower.emit import emit_sketch
+from akg_rag.lower.region import Expr, Output, Reduction, ReductionRegion, Value
+
+E, I, C, K = Expr, Expr.input, Expr.call, Expr.const
+NUMEL = E("numel")
+# small blocks, so that kept and reduced tails are exercised
+PARAMS = {"KBLOCK": 2, "RBLOCK": 4}
+
+
+def R(name: str) -> Expr:
+    return E("reduced", ref=name)
+
+
+@pytest.fixture(params=["persistent", "loop"])
+def form(request, monkeypatch):
+    if request.param == "loop":
+        monkeypatch.setattr(reduction, "PERSISTENT_MAX", 0)
+    return request.param
+
+
+def V(name, t_or_shape, dtype="float32"):
+    shape = tuple(t_or_shape.shape) if isinstance(t_or_shape, torch.Tensor) else tuple(t_or_shape)
+    return Value(name, shape, dtype)
+
+
+def close(a, b, **kw):
+    torch.testing.assert_close(a, b.reshape(a.shape), rtol=1e-5, atol=1e-5, **kw)
+
+
+def test_forms_differ(form):
+    reg = ReductionRegion([V("x", (4, 6))], (4, 6), (1,), [Reduction("s", "sum", I("x"))],
+                          [Output(V("y", (4,)), R("s"), "reduced")])
+    text = emit_sketch(reg, "k0")
+    assert ("RBLOCK" in text) == (form == "loop")
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2])
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_and_log_softmax_over_any_dim(run, form, dim, log):
+    x = torch.randn(3, 5, 6) * 3
+    ex = C("exp", C("sub", I("x"), R("mx")))
+    out = (C("sub", C("sub", I("x"), R("mx")), C("log", R("s"))) if log else C("div", ex, R("s")))
+    reg = ReductionRegion([V("x", x)], x.shape, (dim,), [Reduction("mx", "max", I("x")), Reduction("s", "sum", ex)],
+                          [Output(V("y", x), out)])
+    got = run(reg, {"x": x}, PARAMS)["y"]
+    close(got, F.log_softmax(x, dim) if log else F.softmax(x, dim))
+
+
+def test_layer_norm_over_two_trailing_dims(run, form):
+    x, w, b = torch.randn(3, 4, 5), torch.randn(4, 5), torch.randn(4, 5)
+    mean = C("div", R("s"), NUMEL)
+    cen = C("sub", I("x"), mean)
+    y = C("add", C("mul", C("mul", cen, C("rsqrt", C("add", C("div", R("v"), NUMEL), K(1e-5)))), I("w")), I("b"))
+    reg = ReductionRegion([V("x", x), V("w", w), V("b", b)], x.shape, (1, 2),
+                          [Reduction("s", "sum", I("x")), Reduction("v", "sum", C("mul", cen, cen))],
+                          [Output(V("y", x), y), Output(V("mu", (3, 1, 1)), mean, "reduced")])
+    got = run(reg, {"x": x, "w": w, "b": b}, PARAMS)
+    close(got["y"], F.layer_norm(x, (4, 5), w, b, 1e-5))
+    close(got["mu"], x.mean((1, 2), keepdim=True))
+
+
+def test_batch_norm_training_uses_batch_statistics(run, form):
+    x = torch.randn(3, 4, 2, 5)
+    w, b = torch.randn(4, 1, 1), torch.randn(4, 1, 1)
+    mean = C("div", R("s"), NUMEL)
+    cen = C("sub", I("x"), mean)
+    var = C("div", R("v"), NUMEL)
+    y = C("add", C("mul", C("mul", cen, C("rsqrt", C("add", var, K(1e-5)))), I("w")), I("b"))
+    reg = ReductionRegion([V("x", x), V("w", w), V("b", b)], x.shape, (0, 2, 3),
+                          [Reduction("s", "sum", I("x")), Reduction("v", "sum", C("mul", cen, cen))],
+                          [Output(V("y", x), y), Output(V("var", (4,)), var, "reduced")])
+    got = run(reg, {"x": x, "w": w, "b": b}, PARAMS)
+    ref = F.batch_norm(x, None, None, w.flatten(), b.flatten(), training=True, eps=1e-5)
+    close(got["y"], ref)
+    close(got["var"], x.var((0, 2, 3), unbiased=False))
+
+
+def test_group_norm_on_the_grouped_view(run, form):
+    n, g, cg, h, w_ = 2, 3, 2, 2, 3
+    x = torch.randn(n, g * cg, h, w_)
+    weight, bias = torch.randn(g * cg), torch.randn(g * cg)
+    xv = x.view(n, g, cg, h, w_)  # the host-side view a partition hands over
+    wv, bv = weight.view(g, cg, 1, 1), bias.view(g, cg, 1, 1)
+    mean = C("div", R("s"), NUMEL)
+    cen = C("sub", I("x"), mean)
+    y = C("add", C("mul", C("mul", cen, C("rsqrt", C("add", C("div", R("v"), NUMEL), K(1e-5)))), I("w")), I("b"))
+    reg = ReductionRegion([V("x", xv), V("w", wv), V("b", bv)], xv.shape, (2, 3, 4),
+                          [Reduction("s", "sum", I("x")), Reduction("v", "sum", C("mul", cen, cen))],
+                          [Output(V("y", xv), y)])
+    got = run(reg, {"x": xv, "w": wv, "b": bv}, PARAMS)
+    close(got["y"].view_as(x), F.group_norm(x, g, weight, bias, 1e-5))
+
+
+def test_rms_norm(run, form):
+    x, w = torch.randn(5, 7), torch.randn(7)
+    y = C("mul", C("mul", I("x"), C("rsqrt", C("add", C("div", R("ss"), NUMEL), K(1e-6)))), I("w"))
+    reg = ReductionRegion([V("x", x), V("w", w)], x.shape, (1,), [Reduction("ss", "sum", C("mul", I("x"), I("x")))],
+                          [Output(V("y", x), y)])
+    got = run(reg, {"x": x, "w": w}, PARAMS)["y"]
+    close(got, x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w)
+
+
+@pytest.mark.parametrize("p", [1, 2])
+def test_lp_normalize(run, form, p):
+    x = torch.randn(4, 6)
+    norm = C("abs", I("x")) if p == 1 else C("mul", I("x"), I("x"))
+    n = R("n") if p == 1 else C("sqrt", R("n"))
+    reg = ReductionRegion([V("x", x)], x.shape, (1,), [Reduction("n", "sum", norm)],
+                          [Output(V("y", x), C("div", I("x"), C("max", n, K(1e-12))))])
+    close(run(reg, {"x": x}, PARAMS)["y"], F.normalize(x, p=p, dim=1))
+
+
+TORCH_RED = {"sum": torch.sum, "max": torch.amax, "min": torch.amin, "prod": lambda t, d, keepdim: torch.prod(t.flatten(d[0], d[-1]), d[0], keepdim=keepdim)}
+
+
+@pytest.mark.parametrize("kind", ["sum", "max", "min", "prod", "mean", "argmax", "argmin"])
+@pytest.mark.parametrize("dims", [(0,), (1,), (2,), (0, 2), (1, 2), (0, 1, 2)])
+def test_plain_reductions_over_any_dims(run, form, kind, dims):
+    x = torch.randn(3, 4, 5)
+    keepdim = len(dims) == 1 and dims[0] == 1
+    kept = [d for d in range(3) if d not in dims]
+    out_shape = tuple(1 if d in dims else s for d, s in enumerate(x.shape)) if keepdim else tuple(x.shape[d] for d in kept)
+    red = {"mean": "sum"}.get(kind, kind)
+    expr = C("div", R("r"), NUMEL) if kind == "mean" else R("r")
+    dtype = "int64" if kind.startswith("arg") else "float32"
+    reg = ReductionRegion([V("x", x)], x.shape, dims, [Reduction("r", red, I("x"))],
+                          [Output(V("y", out_shape, dtype), expr, "reduced")])
+    got = run(reg, {"x": x}, PARAMS)["y"]
+    moved = x.permute(*kept, *dims).reshape(*[x.shape[d] for d in kept], -1)
+    ref = {"sum": moved.sum(-1), "mean": moved.mean(-1), "max": moved.amax(-1), "min": moved.amin(-1),
+           "prod": moved.prod(-1), "argmax": moved.argmax(-1), "argmin": moved.argmin(-1)}[kind]
+    if kind.startswith("arg"):
+        assert torch.equal(got.reshape(ref.shape), ref)
+    else:
+        close(got, ref)
+
+
+def test_argmax_takes_the_first_of_ties(run, form):
+    x = torch.tensor([[1.0, 3.0, 3.0, 0.0, 3.0, 2.0, 3.0], [5.0, 5.0, 5.0, 5.0, 5.0, 5.0, 5.0]])
+    reg = ReductionRegion([V("x", x)], x.shape, (1,), [Reduction("a", "argmax", I("x"))],
+                          [Output(V("y", (2,), "int64"), R("a"), "reduced")])
+    assert run(reg, {"x": x}, PARAMS)["y"].tolist() == [1, 0]
+
+
+def _mean_all(x_shape, term, inputs, tensors, run):
+    """mean over every element of ``term``: a 0-d output."""
+    reg = ReductionRegion(inputs, x_shape, tuple(range(len(x_shape))), [Reduction("s", "sum", term)],
+                          [Output(V("loss", ()), C("div", R("s"), NUMEL), "reduced")])
+    return run(reg, tensors, PARAMS)["loss"]
+
+
+def test_mse_huber_hinge_losses(run, form):
+    p, t = torch.randn(4, 6), torch.randn(4, 6)
+    ins, ts = [V("p", p), V("t", t)], {"p": p, "t": t}
+    d = C("sub", I("p"), I("t"))
+    close(_mean_all(p.shape, C("mul", d, d), ins, ts, run), F.mse_loss(p, t))
+    ad = C("abs", d)
+    huber = C("where", C("lt", ad, K(1.0)), C("mul", K(0.5), C("mul", d, d)), C("sub", ad, K(0.5)))
+    close(_mean_all(p.shape, huber, ins, ts, run), F.smooth_l1_loss(p, t))
+    sign = torch.randint(0, 2, (4, 6)).float() * 2 - 1
+    hinge = C("max", C("sub", K(1.0), C("mul", I("p"), I("t"))), K(0.0))
+    close(_mean_all(p.shape, hinge, ins, {"p": p, "t": sign}, run), torch.clamp(1 - p * sign, min=0).mean())
+
+
+def test_kl_div_batchmean(run, form):
+    logp = F.log_softmax(torch.randn(3, 5), 1)
+    t = F.softmax(torch.randn(3, 5), 1)
+    term = C("mul", I("t"), C("sub", C("log", I("t")), I("logp")))
+    reg = ReductionRegion([V("logp", logp), V("t", t)], (3, 5), (0, 1), [Reduction("s", "sum", term)],
+                          [Output(V("loss", ()), C("div", R("s"), K(3)), "reduced")])
+    close(run(reg, {"logp": logp, "t": t}, PARAMS)["loss"], F.kl_div(logp, t, reduction="batchmean"))
+
+
+def test_cross_entropy_with_label_smoothing_per_row(run, form):
+    n, c, eps = 4, 7, 0.1
+    x, tgt = torch.randn(n, c), torch.randint(0, c, (n,))
+    cls = torch.arange(c)
+    lse = C("add", R("mx"), C("log", R("s")))
+    picked = C("sub", R("pk"), lse)
+    mean_logp = C("div", C("sub", R("sx"), C("mul", NUMEL, lse)), NUMEL)
+    loss = C("neg", C("add", C("mul", K(1 - eps), picked), C("mul", K(eps), mean_logp)))
+    reg = ReductionRegion(
+        [V("x", x), V("tgt", (n, 1), "int64"), V("cls", cls, "int64")], (n, c), (1,),
+        [Reduction("mx", "max", I("x")), Reduction("s", "sum", C("exp", C("sub", I("x"), R("mx")))),
+         Reduction("pk", "sum", C("where", C("eq", I("cls"), I("tgt")), I("x"), K(0.0))),
+         Reduction("sx", "sum", I("x"))],
+        [Output(V("loss", (n,)), loss, "reduced")])
+    got = run(reg, {"x": x, "tgt": tgt.view(n, 1), "cls": cls}, PARAMS)["loss"]
+    close(got, F.cross_entropy(x, tgt, reduction="none", label_smoothing=eps))
+
+
+def test_cosine_and_triplet_losses_per_row(run, form):
+    a, p, q = torch.randn(3, 8), torch.randn(3, 8), torch.randn(3, 8)
+    ins, ts = [V("a", a), V("p", p), V("q", q)], {"a": a, "p": p, "q": q}
+    cos = C("div", R("dot"), C("sqrt", C("max", C("mul", R("na"), R("np")), K(1e-16))))
+    reg = ReductionRegion(ins, a.shape, (1,),
+                          [Reduction("dot", "sum", C("mul", I("a"), I("p"))), Reduction("na", "sum", C("mul", I("a"), I("a"))),
+                           Reduction("np", "sum", C("mul", I("p"), I("p")))],
+                          [Output(V("loss", (3,)), C("sub", K(1.0), cos), "reduced")])
+    close(run(reg, ts, PARAMS)["loss"], 1 - F.cosine_similarity(a, p, dim=1, eps=1e-8))
+    dap = C("add", C("sub", I("a"), I("p")), K(1e-6))
+    daq = C("add", C("sub", I("a"), I("q")), K(1e-6))
+    reg = ReductionRegion(ins, a.shape, (1,),
+                          [Reduction("sp", "sum", C("mul", dap, dap)), Reduction("sq", "sum", C("mul", daq, daq))],
+                          [Output(V("loss", (3,)), C("max", C("add", C("sub", C("sqrt", R("sp")), C("sqrt", R("sq"))), K(1.0)), K(0.0)), "reduced")])
+    close(run(reg, ts, PARAMS)["loss"], F.triplet_margin_loss(a, p, q, margin=1.0, reduction="none"))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_reduction_chains(run, evaluate, form, seed):
+    rng = random.Random(seed)
+    g = torch.Generator().manual_seed(seed)
+    rank = rng.randint(1, 4)
+    shape = tuple(rng.randint(1, 5) for _ in range(rank))
+    dims = tuple(sorted(rng.sample(range(rank), rng.randint(1, rank))))
+    x = torch.randn(shape, generator=g)
+    b_shape = tuple(1 if rng.random() < 0.5 else s for s in shape)
+    b = torch.randn(b_shape, generator=g)
+    unary = rng.choice(["exp", "tanh", "abs", "sigmoid"])
+    kind = rng.choice(["sum", "max", "min", "prod"])
+    term = C(unary, C(rng.choice(["add", "mul", "sub"]), I("x"), I("b")))
+    keep = rng.random() < 0.5
+    red_shape = tuple(1 if d in dims else s for d, s in enumerate(shape)) if keep else \
+        tuple(s for d, s in enumerate(shape) if d not in dims)
+    reg = ReductionRegion([V("x", x), V("b", b)], shape, dims, [Reduction("r", kind, term)],
+                          [Output(V("y", shape), C("sub", I("x"), R("r"))), Output(V("z", red_shape), R("r"), "reduced")])
+    got = run(reg, {"x": x, "b": b}, PARAMS)
+    t = evaluate(term, {"x": x, "b": b}).expand(shape)
+    ref = {"sum": torch.sum, "max": torch.amax, "min": torch.amin}.get(kind)
+    r = ref(t, dims, keepdim=True) if ref else torch.prod(t.permute(*[d for d in range(rank) if d not in dims], *dims)
+                                                          .reshape(*[s for d, s in enumerate(shape) if d not in dims], -1), -1) \
+        .reshape(tuple(1 if d in dims else s for d, s in enumerate(shape)))
+    close(got["z"], r)
+    close(got["y"], x - r)

@@ -1,0 +1,56 @@
+"""Scan emitter: sum/prod/max/min along any dim, reverse, prologue and epilogue, exclusive scans as
+an epilogue, in both forms (one tile; blocked with a carried total)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import akg_rag.lower.emit.scan as scan
+from akg_rag.lower.region import Expr, Output, ScanRegion, Value
+
+E, I, C, K = Expr, Expr.input, Expr.call, Expr.const
+
+
+@pytest.fixture(params=["tile", "blocked"])
+def form(request, monkeypatch):
+    if request.param == "blocked":
+        monkeypatch.setattr(scan, "TILE_MAX", 0)
+    return request.param
+
+
+def _ref(op, x, dim, reverse):
+    xs = x.flip(dim) if reverse else x
+    out = {"sum": torch.cumsum, "prod": torch.cumprod, "max": lambda a, d: torch.cummax(a, d).values,
+           "min": lambda a, d: torch.cummin(a, d).values}[op](xs, dim)
+    return out.flip(dim) if reverse else out
+
+
+@pytest.mark.parametrize("op", ["sum", "prod", "max", "min"])
+@pytest.mark.parametrize("dim", [0, 1, 2])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_scans_along_any_dim(run, form, op, dim, reverse):
+    x = torch.randn(3, 7, 2)
+    reg = ScanRegion([Value("x", (3, 7, 2), "float32")], op, dim, I("x"), reverse,
+                     [Output(Value("y", (3, 7, 2), "float32"), E("acc"))], (3, 7, 2))
+    got = run(reg, {"x": x}, {"KBLOCK": 2, "RBLOCK": 3})["y"]
+    torch.testing.assert_close(got, _ref(op, x, dim, reverse))
+
+
+def test_prologue_epilogue_and_exclusive_cumsum(run, form):
+    x, m = torch.randn(4, 9), (torch.rand(4, 9) > 0.5).float()
+    masked = C("mul", I("x"), I("m"))
+    reg = ScanRegion([Value("x", (4, 9), "float32"), Value("m", (4, 9), "float32")], "sum", 1, masked, False,
+                     [Output(Value("inc", (4, 9), "float32"), C("exp", E("acc"))),
+                      Output(Value("exc", (4, 9), "float32"), C("sub", E("acc"), masked))], (4, 9))
+    got = run(reg, {"x": x, "m": m}, {"KBLOCK": 2, "RBLOCK": 4})
+    inc = torch.cumsum(x * m, 1)
+    torch.testing.assert_close(got["inc"], torch.exp(inc))
+    torch.testing.assert_close(got["exc"], inc - x * m)
+
+
+def test_one_dimensional_int_cumsum(run, form):
+    x = torch.randint(0, 5, (11,))
+    reg = ScanRegion([Value("x", (11,), "int64")], "sum", 0, I("x"), False,
+                     [Output(Value("y", (11,), "int64"), E("acc"))], (11,))
+    assert torch.equal(run(reg, {"x": x}, {"RBLOCK": 4})["y"], torch.cumsum(x, 0))
