@@ -98,7 +98,9 @@ class KernelWriter(ExprWriter):
         assert src is not None
         em = self.operand(e, dst.dtype)
         if src.weak and src.rank == 0 and dst.rank == 0 and isinstance(e, (Num, Neg)):
-            return em
+            # Python literals are f32 / i32 in Triton; others get a typed scalar (a carried local
+            # must keep its type across iterations)
+            return em if dst.dtype in ("f32", "i32") else Em(f"tl.cast({em.text}, {COMPUTE_TL[dst.dtype]})")
         if src.weak and src.rank == 0 and dst.rank == 0:
             return Em(f"tl.cast({em.text}, {COMPUTE_TL[dst.dtype]})")
         return self.reshape(em, VType(src.shape, dst.dtype), dst)

@@ -420,3 +420,35 @@ def test_generated_module_reads_like_a_kernel_file():
     assert src.tunables == {"k0_BM": 32, "k0_BN": 16, "k0_BK": 16, "k0_NUM_WARPS": 4, "k0_NUM_STAGES": 3}
     assert src.entry == "k0" and src.tensors == ["a", "b", "bias", "c"]
     compile(code, "k0.py", "exec")
+
+
+SCALAR_ACC = """
+sketch sumsq {
+  symbols: M, N
+  tensors: x[M, N]: f64 in; y[M]: f64 out; c[M]: i64 out
+  params: BK = 8
+
+  @llm_hint("parallel", "core")
+  for m in range(M):
+    s = 0
+    n = 0
+    for k in range(0, N, BK):
+      t = alloc([BK], f64)
+      load(x[m, k:k + BK] -> t)
+      s = s + reduce_sum(t * t, axis=0)
+      n = n + cast(reduce_sum(gt(t, 0), axis=0), i64)
+    store(s -> y[m])
+    store(n -> c[m])
+}
+"""
+
+
+def test_scalar_locals_carried_by_a_loop_take_their_promoted_types(build, device):
+    x = torch.randn(4, 21, device=device, dtype=torch.float64)
+    y = torch.empty(4, device=device, dtype=torch.float64)
+    c = torch.empty(4, device=device, dtype=torch.int64)
+    fn, _, src = build(SCALAR_ACC)
+    assert "s = tl.cast(0.0, tl.float64)" in src.code and "n = tl.cast(0, tl.int64)" in src.code
+    fn(x, y, c)
+    torch.testing.assert_close(y, (x * x).sum(1))
+    assert torch.equal(c, (x > 0).sum(1))
