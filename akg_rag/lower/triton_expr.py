@@ -27,8 +27,10 @@ _INFIX = {"add": ("+", ADD), "sub": ("-", ADD), "mul": ("*", MUL), "div": ("/", 
           "ne": ("!=", CMP), "logical_and": ("&", AND), "logical_or": ("|", OR)}
 COMPUTE_TL = {"f32": "tl.float32", "f64": "tl.float64", "i32": "tl.int32", "i64": "tl.int64",
               "bool": "tl.int1"}
+# names the generated code uses itself (modules, builtins, fixed locals and parameters)
 _RESERVED = {"tl", "triton", "torch", "libdevice", "os", "math", "float", "int", "range", "min", "max",
-             "len", "pid", "rest", "tensors", "grid"}
+             "len", "abs", "sum", "tuple", "zip", "type", "isinstance", "ValueError", "pid", "rest",
+             "tensors", "grid", "programs", "use_int64", "USE_INT64"}
 
 
 @dataclass(frozen=True)
@@ -152,11 +154,22 @@ class ExprWriter:
     namer: Namer
     helpers: set[str]
 
-    # provided by the kernel writer
-    def offs(self, s: Size) -> str: ...          # noqa: D102, E704
-    def mask(self, s: Size) -> str: ...          # noqa: D102, E704
-    def var(self, name: str) -> str: ...         # noqa: D102, E704
-    def whole_tensor(self, name: str) -> Em: ...  # noqa: D102, E704
+    # ---- provided by the kernel writer ---------------------------------------------------------
+    def offs(self, s: Size) -> str:
+        """Name of ``tl.arange(0, BLOCK)`` for extent ``s``."""
+        raise NotImplementedError
+
+    def mask(self, s: Size) -> str:
+        """Name of the valid-lane mask of extent ``s``."""
+        raise NotImplementedError
+
+    def var(self, name: str) -> str:
+        """Python name of a sketch identifier."""
+        raise NotImplementedError
+
+    def whole_tensor(self, name: str) -> Em:
+        """A tensor named in a computation: the load of all of it."""
+        raise NotImplementedError
 
     # ---- sizes and plain index arithmetic ------------------------------------------------------
     def index(self, e: Expr) -> Em:

@@ -39,6 +39,7 @@ class KernelWriter(ExprWriter):
         self.masked: set[str] = set()
         self.loops: list[tuple[str, Expr, Expr, Expr | None]] = []   # var, start, stop, step
         self.carried = {n for s in _loops(launch.body) for n in typed.loop_carried(s)}
+        self.nonneg_locals: dict[str, bool] = {}
 
     # ---- names ---------------------------------------------------------------------------------
     def var(self, name: str) -> str:
@@ -84,8 +85,11 @@ class KernelWriter(ExprWriter):
             elif isinstance(s, Assign):
                 d = self.t.definition(s)
                 self.emit(f"{self.var(s.target)} = {self.value(s.value, d.value, d.target).text}")
+                # a local holding a non-negative index (an iota plus loop variables) needs no >= 0 mask
+                self.nonneg_locals[s.target] = s.target not in self.carried and self.nonneg(s.value)
             elif isinstance(s, Load):
                 self.load(s)
+                self.nonneg_locals[s.dst] = False
             elif isinstance(s, Store):
                 self.store(s)
 
@@ -94,13 +98,16 @@ class KernelWriter(ExprWriter):
         assert src is not None
         em = self.operand(e, dst.dtype)
         if src.weak and src.rank == 0 and dst.rank == 0 and isinstance(e, (Num, Neg)):
-            return em
+            # Python literals are f32 / i32 in Triton; others get a typed scalar (a carried local
+            # must keep its type across iterations)
+            return em if dst.dtype in ("f32", "i32") else Em(f"tl.cast({em.text}, {COMPUTE_TL[dst.dtype]})")
         if src.weak and src.rank == 0 and dst.rank == 0:
             return Em(f"tl.cast({em.text}, {COMPUTE_TL[dst.dtype]})")
         return self.reshape(em, VType(src.shape, dst.dtype), dst)
 
     def alloc(self, s: Alloc) -> None:
         d = self.t.definition(s)
+        self.nonneg_locals[s.target] = False
         what = f"{s.target}: {d.target} ({s.role or 'alloc'})"
         if s.init is None and s.target not in self.carried:
             self.emit(f"# {what}: defined by its first assignment")
@@ -244,6 +251,8 @@ class KernelWriter(ExprWriter):
             loop = self._loop(e.id)
             if loop is not None:
                 return self.nonneg(loop[1]) and (loop[3] is None or self.nonneg(loop[3]))
+            if e.id in self.nonneg_locals:
+                return self.nonneg_locals[e.id]
             if e.id in self.t.params:
                 return self.nonneg(self.t.params[e.id])
             return any(s.name == e.id for s in self.t.sketch.symbols)

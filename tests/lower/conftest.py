@@ -1,14 +1,29 @@
-"""Shared helpers of the lowering tests: tiny tasks written to files, and running a partitioned
-program with the sketch interpreter against the task's own forward."""
+"""Shared helpers of the lowering tests.
+
+Tiny tasks written to files, and a partitioned program run with the sketch interpreter against the
+task's own forward; and generated Triton modules built from sketch text. Without a GPU the Triton
+kernels run under the interpreter (``TRITON_INTERPRET=1``, set here before any kernel is decorated);
+with one they compile for it. ``build`` writes the generated source to a file and imports it, as a
+candidate file would be (``@triton.jit`` reads its function's source).
+"""
 
 from __future__ import annotations
 
 import functools
+import importlib.util
+import os
+import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 import torch
+
+if not torch.cuda.is_available():
+    os.environ["TRITON_INTERPRET"] = "1"
+
+INTERPRETED = os.environ.get("TRITON_INTERPRET") == "1"
+DEVICE = "cpu" if INTERPRETED else "cuda"
 
 from akg_rag.lower.execute import region_values, run_program
 from akg_rag.lower.region import KernelStep, Program
@@ -59,3 +74,28 @@ def assert_program_matches(path: Path, program: Program, atol: float = 1e-4) -> 
     for r, o in zip(refs, outs):
         assert o.shape == r.shape and o.dtype == r.dtype, (o.shape, o.dtype, r.shape, r.dtype)
         torch.testing.assert_close(o, r, atol=atol, rtol=atol)
+
+
+@pytest.fixture
+def build(tmp_path):
+    """``build(sketch_text, name="k") -> (entry function, module, KernelSource)``."""
+    from akg_rag.lower.triton import emit_triton
+    from akg_rag.sketch import check_sketch
+
+    def _build(text: str, name: str = "k"):
+        src = emit_triton(check_sketch(text), name)
+        path = tmp_path / f"{name}_{abs(hash(src.code))}.py"
+        path.write_text(src.code)
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[path.stem] = module
+        spec.loader.exec_module(module)
+        return getattr(module, src.entry), module, src
+
+    return _build
+
+
+@pytest.fixture
+def device():
+    """Where the tensors live: the GPU when kernels compile for it, else the CPU (interpreter)."""
+    return DEVICE
