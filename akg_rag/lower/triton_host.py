@@ -74,6 +74,9 @@ def host_source(typed: TypedSketch, name: str, kernels: list[tuple[str, KernelWr
     if args:
         lines.append(f"{INDENT}{', '.join(py(t.name) for t in args)}{',' if len(args) == 1 else ''} = tensors")
     for t in args:
+        if len(t.shape) == 1:  # a 0-d tensor (a scalar result) is declared [1]
+            lines.append(f"{INDENT}if isinstance({py(t.name)}, torch.Tensor) and {py(t.name)}.dim() == 0:")
+            lines.append(f"{INDENT * 2}{py(t.name)} = {py(t.name)}.view(1)")
         lines.append(f'{INDENT}_rank({py(t.name)}, "{t.name}", "{_decl(typed, t.name)}", {len(t.shape)})')
     if typed.bindings:
         lines.append(f"{INDENT}# sizes, bound from the argument shapes")

@@ -452,3 +452,25 @@ def test_scalar_locals_carried_by_a_loop_take_their_promoted_types(build, device
     fn(x, y, c)
     torch.testing.assert_close(y, (x * x).sum(1))
     assert torch.equal(c, (x > 0).sum(1))
+
+
+TOTAL = """
+sketch total {
+  symbols: N
+  tensors: x[N]: f32 in; s[1]: f32 out
+  @llm_hint("parallel", "core")
+  for p in range(1):
+    v = alloc([N], f32)
+    load(x[0:N] -> v)
+    t = reduce_sum(v, axis=0)
+    store(t -> s[0:1])
+}
+"""
+
+
+def test_a_zero_dim_tensor_passes_for_a_declared_one_element_tensor(build, device):
+    x = torch.randn(13, device=device)
+    s = torch.empty((), device=device)             # a scalar result, as torch returns it
+    fn, _, _ = build(TOTAL)
+    fn(x, s)
+    torch.testing.assert_close(s, x.sum(), atol=1e-5, rtol=1e-5)
