@@ -229,11 +229,16 @@ class _Search:
 
     def _note_best(self, island: int, c: Candidate) -> None:
         """Track the best so far, overall and per island (a later equal never displaces it)."""
-        if self.best is None or (c.ok and c.value > self.best.value) or (c.ok and not self.best.ok):
+        if self.best is None or (c.ok and not self.best.ok) or (c.ok and _beats(c, self.best)):
             self.best = c
         held = self.island_best[island]
-        if c.ok and (held is None or c.value > held.value):
+        if c.ok and (held is None or _beats(c, held)):
             self.island_best[island] = c
+
+
+def _beats(c: Candidate, held: Candidate) -> bool:
+    """``c`` displaces ``held`` only with a higher lower bound of its speedup (then a higher estimate)."""
+    return (c.score, c.value) > (held.score, held.value)
 
 
 def _feedback(c: Candidate) -> str:
