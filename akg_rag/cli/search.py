@@ -107,6 +107,10 @@ def summary(result: Any, out: Path) -> str:
              f"seed: {seed.fitness.describe() if seed.fitness else 'not verified'}"]
     if result.speedup_over_seed is not None and result.best.fitness.meaningful:
         lines.append(f"best / seed: {result.speedup_over_seed:.3g}x")
+    skipped = result.config.get("skipped_moves") or []
+    if skipped:
+        lines.append(f"skipped {len(skipped)} move(s) that cannot change the executed code for this task's "
+                     f"shapes, e.g. {skipped[0]['change']}: {skipped[0]['reason']}")
     lines.append(f"{result.evaluated} distinct candidates verified; wrote {out / 'best.py'} and "
                  f"{out / 'history.json'}")
     return "\n".join(lines)
