@@ -66,13 +66,17 @@ def parse_domains(items: list[str]) -> dict[str, list[int]]:
 
 def run(args: argparse.Namespace) -> int:
     """Handler of ``akg-rag search``."""
-    from akg_rag.errors import ConfigError, TaskError
+    from akg_rag.errors import ConfigError
     from akg_rag.search import run_search
     from akg_rag.verify.executor import LocalExecutor
 
+    from akg_rag.cli.checks import check_task_file, require_gpu
+    from akg_rag.dsl import check_target
+
     task, seed_path = Path(args.task), Path(args.seed_candidate)
-    if not task.is_file():
-        raise TaskError(task, "no such file")
+    check_task_file(task)
+    check_target(args.dsl, args.backend)
+    require_gpu(args.backend, "search", getattr(args, "executor", None))
     if not seed_path.is_file():
         raise ConfigError(f"seed candidate {seed_path} not found: give a candidate file defining ModelNew")
     out = Path(args.out) if args.out else Path(f"search-{task.parent.name if task.stem == 'task' else task.stem}")

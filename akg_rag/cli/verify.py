@@ -104,6 +104,10 @@ def format_result(r: Any) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Handler of ``akg-rag verify``."""
+    from akg_rag.cli.checks import check_task_file, require_gpu
+
+    check_task_file(args.task)  # before torch loads: a missing or broken task is told at once
+    require_gpu(args.backend, "verify")
     from akg_rag.verify.runner import verify
 
     result = verify(args.task, args.candidate, dsl=args.dsl, backend=args.backend,
