@@ -175,3 +175,22 @@ def test_short_gpu_calls_are_also_timed_as_graph_replays():
     assert result.graph is not None, result.graph_error
     assert result.graph.candidate.method == "cuda_graph"
     assert statistics.median([result.graph.candidate.median_ms]) > 0
+
+
+def test_launch_counters_are_unhooked_inside_the_timed_loop_and_back_after():
+    import types
+
+    from akg_rag.verify.hooks import Hooks
+
+    hooks = Hooks("cpp", "cpu")
+    ext = types.ModuleType("fake_ext")
+    original = lambda t: t + 1  # noqa: E731 - stands in for an extension function
+    counted = hooks._counted(original)
+    ext.forward = counted
+    hooks._counters.append((ext, "forward", original, counted))
+    ext.forward(torch.zeros(1))
+    assert hooks.launches == 1
+    with hooks.counters_paused():
+        assert ext.forward is original
+        ext.forward(torch.zeros(1))
+    assert hooks.launches == 1 and ext.forward is counted
