@@ -57,6 +57,8 @@ def register(subparsers: Any) -> None:
 
 # Longest detail on a progress line (characters); the full message comes once, at the end.
 DETAIL_CHARS = 160
+# Details longer than this (characters) are printed once; later lines say "(as above)".
+REPEAT_CHARS = 60
 # Seconds without a finished node after which a "still running" line is printed (and every such span).
 HEARTBEAT_S = 20.0
 
@@ -68,7 +70,8 @@ def _progress_line(n: int, node: str, update: dict[str, Any], shown: list[str] |
     detail = " ".join(str(ev.get("detail", "")).split())
     if shown is not None:
         head = detail[:80]
-        if head and any(head in earlier for earlier in shown):
+        # only long details (messages) are worth a back-reference; short ones repeat harmlessly
+        if len(detail) > REPEAT_CHARS and any(head in earlier for earlier in shown):
             detail = "(as above)"
         else:
             shown.append(detail)

@@ -69,9 +69,10 @@ def why_irrelevant(name: str, old: int, new: int, sizes: frozenset[int] | None) 
     if is_threshold(name):
         lo, hi = min(old, new), max(old, new)
         if not any(lo <= s <= hi for s in sizes):
-            side = "above" if lo > max(sizes) else "below" if hi < min(sizes) else "around"
+            where = ("every size is below both" if lo > max(sizes) else "every size is above both"
+                     if hi < min(sizes) else "sizes lie on either side, none between")
             return (f"threshold {name} {old} -> {new}: no problem size of the task lies between them "
-                    f"(largest {max(sizes)}; every size stays {side} both)")
+                    f"(largest {max(sizes)}; {where})")
     return None
 
 

@@ -24,11 +24,12 @@ def test_a_long_detail_is_clipped_and_not_repeated_on_later_lines():
     assert last.endswith("(as above)")
 
 
-def test_distinct_details_are_all_shown():
+def test_distinct_and_short_details_are_all_shown():
     shown: list[str] = []
     a = _progress_line(1, "retrieve", update("retrieve", "softmax (softmax): 3 kernel(s)"), shown)
-    b = _progress_line(2, "designer", update("designer", "sketch validated"), shown)
-    assert a.endswith("3 kernel(s)") and b.endswith("sketch validated")
+    b = _progress_line(2, "designer", update("designer", "round 1 (derived): 16-line sketch validated"), shown)
+    c = _progress_line(3, "conductor", update("conductor", "sketch validated", route="coder"), shown)
+    assert a.endswith("3 kernel(s)") and b.endswith("sketch validated") and c.endswith("sketch validated")
 
 
 def test_heartbeat_reports_a_node_that_runs_long():
