@@ -28,7 +28,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--dry-run", action="store_true", help="report what would change; write nothing")
     parser.add_argument("--reset", action="store_true", help="empty both collections before ingesting")
     parser.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary; rejections still go to stderr")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar and no summary: only rejections are printed, to stderr (without "
+                        "--quiet they are part of the summary on stdout)")
     return parser
 
 

@@ -146,7 +146,10 @@ def ingest(
             report.reset = store.reset()
     run = _Pass(store, embedder, report, dry_run, analyze or default_analyze, forget_stored=reset and dry_run)
     items: list[Any] = [*discovery.docs, *discovery.folders]
-    bar = tqdm(items, desc="ingest", unit="item", file=sys.stderr, disable=not progress, leave=False)
+    # The bar counts inputs (a kernel folder holds one kernel per candidate file), the summary
+    # counts the documents and kernels they became: say which is which.
+    bar = tqdm(items, desc=f"ingest {len(discovery.docs)} doc files + {len(discovery.folders)} kernel folders",
+               unit="input", file=sys.stderr, disable=not progress, leave=False)
     for item in bar:
         if isinstance(item, DocFile):
             run.doc(item)

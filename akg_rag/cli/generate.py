@@ -55,10 +55,66 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run)
 
 
-def _progress_line(n: int, node: str, update: dict[str, Any]) -> str:
+# Longest detail on a progress line (characters); the full message comes once, at the end.
+DETAIL_CHARS = 160
+# Details longer than this (characters) are printed once; later lines say "(as above)".
+REPEAT_CHARS = 60
+# Seconds without a finished node after which a "still running" line is printed (and every such span).
+HEARTBEAT_S = 20.0
+
+
+def _progress_line(n: int, node: str, update: dict[str, Any], shown: list[str] | None = None) -> str:
+    """``[ n] node status -> route detail``; a detail already shown on an earlier line is not repeated."""
     ev = (update.get("events") or [{}])[-1]
     route = f"-> {ev['route']}" if ev.get("route") else ""
-    return f"[{n:>2}] {node:<9} {str(ev.get('status', '')):<15} {route:<12} {ev.get('detail', '')}".rstrip()
+    detail = " ".join(str(ev.get("detail", "")).split())
+    if shown is not None:
+        head = detail[:80]
+        # only long details (messages) are worth a back-reference; short ones repeat harmlessly
+        if len(detail) > REPEAT_CHARS and any(head in earlier for earlier in shown):
+            detail = "(as above)"
+        else:
+            shown.append(detail)
+    if len(detail) > DETAIL_CHARS:
+        detail = detail[: DETAIL_CHARS - 3] + "..."
+    return f"[{n:>2}] {node:<9} {str(ev.get('status', '')):<15} {route:<12} {detail}".rstrip()
+
+
+class _Heartbeat:
+    """Prints a line when a node runs longer than ``HEARTBEAT_S`` (a C++ build and timing take a minute)."""
+
+    def __init__(self, log: TextIO, period: float = HEARTBEAT_S) -> None:
+        import threading
+
+        self.log, self.period = log, period
+        self.next_node = "retrieve"
+        self.since = time.monotonic()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> "_Heartbeat":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        self._thread.join(timeout=1.0)
+
+    def done(self, node: str, update: dict[str, Any]) -> None:
+        """A node finished: guess what runs next (for the message) and restart the clock."""
+        self.next_node = {"retrieve": "designer", "designer": "conductor", "analyst": "coder",
+                          "verifier": "conductor"}.get(node, "next step")
+        if node == "coder" and update.get("coder_outcome") == "code":
+            self.next_node = "verifier (build, correctness trials, timing)"
+        elif node == "conductor" and update.get("route"):
+            self.next_node = str(update["route"])
+        self.since = time.monotonic()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.period):
+            waited = time.monotonic() - self.since
+            if waited >= self.period:
+                print(f"      ... {self.next_node}: still running after {waited:.0f} s", file=self.log, flush=True)
 
 
 # Settings of a run and their defaults. A run saves the ones it used in run.json beside its checkpoint;
@@ -88,13 +144,29 @@ def _context(s: dict[str, Any], thread_id: str) -> Any:
         write_back=not s["no_write_back"], run_id=thread_id)
 
 
+def _check_args(args: argparse.Namespace) -> None:
+    """Everything that can be checked without heavy imports, before the run starts (fail fast)."""
+    from akg_rag.cli.checks import check_task_file, require_gpu
+    from akg_rag.dsl import check_target
+    from akg_rag.errors import ConfigError
+
+    if args.resume:
+        return
+    if not args.task or not args.dsl or not args.backend:
+        raise ConfigError("generate needs TASK, --dsl and --backend (or --resume THREAD)")
+    check_task_file(args.task)
+    check_target(args.dsl, args.backend)
+    require_gpu(args.backend, "generate", getattr(args, "executor", None))
+
+
 def run(args: argparse.Namespace) -> int:
     """Handler of ``akg-rag generate``; returns 0 with a verified kernel, 1 otherwise."""
+    _check_args(args)
+
     import sqlite3
 
     from langgraph.checkpoint.sqlite import SqliteSaver
 
-    from akg_rag.dsl import check_target
     from akg_rag.errors import ConfigError
     from akg_rag.graph.graph import build_graph, run_config, stream_run
     from akg_rag.graph.report import build_report, write_outputs
@@ -103,16 +175,12 @@ def run(args: argparse.Namespace) -> int:
     if args.resume:
         thread_id = args.resume
     else:
-        if not args.task or not args.dsl or not args.backend:
-            raise ConfigError("generate needs TASK, --dsl and --backend (or --resume THREAD)")
-        if not Path(args.task).is_file():
-            raise ConfigError(f"task file {args.task} does not exist")
-        check_target(args.dsl, args.backend)
         thread_id = args.thread_id or f"{Path(args.task).stem}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:4]}"
     out_dir = Path(args.out) if args.out else Path("runs") / thread_id
     db = out_dir / "checkpoints.sqlite"
     if args.resume and not db.is_file():
         raise ConfigError(f"no checkpoint for thread {thread_id} at {db}; pass --out with the run's directory")
+    created = not out_dir.exists()
     out_dir.mkdir(parents=True, exist_ok=True)
     saved_path = out_dir / "run.json"
     saved = json.loads(saved_path.read_text()) if args.resume and saved_path.is_file() else {}
@@ -135,26 +203,41 @@ def run(args: argparse.Namespace) -> int:
         else:
             inputs = {"task_path": str(args.task), "dsl": args.dsl, "backend": args.backend}
             print(f"run {thread_id}: {args.task} -> {args.dsl}/{args.backend} "
-                  f"({'llm ' + settings['llm'] if settings['llm'] else 'deterministic policies'}); outputs in {out_dir}",
-                  file=log, flush=True)
+                  f"({'llm ' + settings['llm'] if settings['llm'] else 'deterministic policies'}); "
+                  f"run directory {out_dir}", file=log, flush=True)
         halt_after = os.environ.get(HALT_ENV)
-        for n, (node, update) in enumerate(stream_run(graph, inputs, context, thread_id), 1):
-            print(_progress_line(n, node, update), file=log, flush=True)
-            if node == halt_after:
-                os.kill(os.getpid(), signal.SIGKILL)  # die as a killed run would: no cleanup at all
+        shown: list[str] = []
+        with _Heartbeat(log) as beat:
+            for n, (node, update) in enumerate(stream_run(graph, inputs, context, thread_id), 1):
+                beat.done(node, update)
+                print(_progress_line(n, node, update, shown), file=log, flush=True)
+                if node == halt_after:
+                    os.kill(os.getpid(), signal.SIGKILL)  # die as a killed run would: no cleanup at all
         state = dict(graph.get_state(config).values)
     finally:
         conn.close()
 
-    paths = write_outputs(state, out_dir, thread_id)
     status, message = state.get("status", "running"), state.get("message", "")
+    if status != "verified" and created and not state.get("attempts"):
+        # Nothing was tried: no kernel, no attempt to inspect, nothing worth resuming.
+        report = build_report(state, thread_id)
+        import shutil
+
+        shutil.rmtree(out_dir, ignore_errors=True)
+        if args.json:
+            print(json.dumps({**report, "out_dir": None, "files": {}}, indent=2, default=str))
+        print(f"akg-rag: generate: {status}: {message}\n(no attempt was made; removed {out_dir})",
+              file=sys.stderr)
+        return 1
+    paths = write_outputs(state, out_dir, thread_id)
     if args.json:
         print(json.dumps({**build_report(state, thread_id), "out_dir": str(out_dir),
                           "files": {k: str(v) for k, v in paths.items()}}, indent=2, default=str))
-    else:
+    if status != "verified":
+        print(f"akg-rag: generate: {status}: {message}\n(FAILED run; its report is kept for inspection: "
+              f"{paths['report_md']})", file=sys.stderr)
+        return 1
+    if not args.json:
         print(f"{status}: {message}")
         print(f"outputs: {', '.join(str(p) for p in paths.values())}")
-    if status != "verified":
-        print(f"akg-rag: generate: {status}: {message}", file=sys.stderr)
-        return 1
     return 0

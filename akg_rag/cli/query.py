@@ -57,24 +57,33 @@ def parse_shape(text: str) -> list[int]:
 
 def run(args: argparse.Namespace) -> int:
     """Handler of ``akg-rag query``: 0 with results printed, 1 when the store is empty."""
-    if bool(args.text) == bool(args.task):
+    from akg_rag.cli.checks import check_task_file, empty_store_message, require_text
+
+    if (args.text is not None) == bool(args.task):
         args._parser.error("give either a free-text query or --task FILE (exactly one)")
     if args.task and args.shape:
         args._parser.error("--shape is for free text; a task's shapes come from the task itself")
     if args.k < 1 or args.docs < 0:
         args._parser.error("--k must be >= 1 and --docs >= 0")
+    # Cheap checks first: a bad input is reported before the store and the model load (~10-20 s).
+    require_text(args.text)
+    if args.task:
+        check_task_file(args.task)
+    shapes = [parse_shape(s) for s in args.shape] if args.shape else None
+    if args.dsl and args.backend:
+        from akg_rag.dsl import check_target
+
+        check_target(args.dsl, args.backend)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the embedding model ships in a package: never the hub
 
     from akg_rag.embedding import make_embedder
     from akg_rag.retrieval import KernelFilter, Retriever
     from akg_rag.store import make_store
 
-    KernelFilter(args.dsl, args.backend, args.op_type)  # a wrong dsl/backend pair fails before any loading
-    shapes = [parse_shape(s) for s in args.shape] if args.shape else None
+    KernelFilter(args.dsl, args.backend, args.op_type)
     store = make_store(data_dir=args.data_dir, url=args.chroma_url)
     if store.count("kernels") == 0 and store.count("docs") == 0:
-        print(f"akg-rag: the knowledge base at {store.location} is empty; fill it with "
-              "`akg-ingest knowledge/` (add --data-dir/--chroma-url to match this command)", file=sys.stderr)
+        print(empty_store_message(store.location, args.data_dir, args.chroma_url), file=sys.stderr)
         return 1
     retriever = Retriever(store, make_embedder())
     common = dict(dsl=args.dsl, backend=args.backend, op_type=args.op_type, k=args.k, docs=args.docs)

@@ -66,13 +66,17 @@ def parse_domains(items: list[str]) -> dict[str, list[int]]:
 
 def run(args: argparse.Namespace) -> int:
     """Handler of ``akg-rag search``."""
-    from akg_rag.errors import ConfigError, TaskError
+    from akg_rag.errors import ConfigError
     from akg_rag.search import run_search
     from akg_rag.verify.executor import LocalExecutor
 
+    from akg_rag.cli.checks import check_task_file, require_gpu
+    from akg_rag.dsl import check_target
+
     task, seed_path = Path(args.task), Path(args.seed_candidate)
-    if not task.is_file():
-        raise TaskError(task, "no such file")
+    check_task_file(task)
+    check_target(args.dsl, args.backend)
+    require_gpu(args.backend, "search", getattr(args, "executor", None))
     if not seed_path.is_file():
         raise ConfigError(f"seed candidate {seed_path} not found: give a candidate file defining ModelNew")
     out = Path(args.out) if args.out else Path(f"search-{task.parent.name if task.stem == 'task' else task.stem}")
@@ -107,6 +111,10 @@ def summary(result: Any, out: Path) -> str:
              f"seed: {seed.fitness.describe() if seed.fitness else 'not verified'}"]
     if result.speedup_over_seed is not None and result.best.fitness.meaningful:
         lines.append(f"best / seed: {result.speedup_over_seed:.3g}x")
+    skipped = result.config.get("skipped_moves") or []
+    if skipped:
+        lines.append(f"skipped {len(skipped)} move(s) that cannot change the executed code for this task's "
+                     f"shapes, e.g. {skipped[0]['change']}: {skipped[0]['reason']}")
     lines.append(f"{result.evaluated} distinct candidates verified; wrote {out / 'best.py'} and "
                  f"{out / 'history.json'}")
     return "\n".join(lines)

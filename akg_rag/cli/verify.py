@@ -73,13 +73,25 @@ def format_result(r: Any) -> str:
         def ms(v: float | None) -> str:
             return "-" if v is None else f"{v:.4g} ms"
 
-        lines.append(f"timings on {t.device} (median of {t.runs} runs, {t.warmup} warm-up):"
-                     + ("" if t.meaningful else "  NOT MEANINGFUL (interpreter)"))
-        lines.append(f"  candidate {ms(t.candidate_ms)}   eager {ms(t.eager_ms)}   torch.compile "
-                     f"{ms(t.compile_ms) if t.compile_ms else t.compile_status}")
+        def iqr(v: float | None) -> str:
+            return "" if v is None else f" (IQR {v:.2g})"
+
+        how = f"{t.method or 'clock'}, median of {t.runs} runs, {t.warmup} warm-up"
+        if t.blocks:
+            how += f", interleaved with eager in {t.blocks} blocks"
+        lines.append(f"timings on {t.device} ({how}):" + ("" if t.meaningful else "  NOT MEANINGFUL (interpreter)"))
+        lines.append(f"  candidate {ms(t.candidate_ms)}{iqr(t.candidate_iqr_ms)}   eager {ms(t.eager_ms)}"
+                     f"{iqr(t.eager_iqr_ms)}   torch.compile {ms(t.compile_ms) if t.compile_ms else t.compile_status}")
         if t.speedup_eager:
-            sc = f", {t.speedup_compile:.3g}x vs torch.compile" if t.speedup_compile else ""
-            lines.append(f"  speedup {t.speedup_eager:.3g}x vs eager{sc}")
+            conf = f" ({t.confidence:.0%} intervals)" if t.confidence else ""
+            sc = f"; {t.speedup_text('compile')}" if t.speedup_compile else ""
+            lines.append(f"  speedup: {t.speedup_text('eager')}{sc}{conf}")
+        if t.graph_method:
+            lines.append(f"  {t.graph_method} replays: candidate {ms(t.graph_candidate_ms)}   eager "
+                         f"{ms(t.graph_eager_ms)}   {t.graph_speedup_eager:.3g}x "
+                         f"[{t.graph_speedup_eager_low:.3g}-{t.graph_speedup_eager_high:.3g}]")
+        elif t.graph_error:
+            lines.append(f"  cuda_graph timing unavailable: {t.graph_error}")
         if t.achieved_gbps or t.achieved_tflops:
             frac = f", {t.roofline_fraction * 100:.1f}% of roofline" if t.roofline_fraction else ""
             lines.append(f"  achieved {t.achieved_gbps or 0:.3g} GB/s, {t.achieved_tflops or 0:.3g} TFLOP/s{frac}")
@@ -92,6 +104,10 @@ def format_result(r: Any) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Handler of ``akg-rag verify``."""
+    from akg_rag.cli.checks import check_task_file, require_gpu
+
+    check_task_file(args.task)  # before torch loads: a missing or broken task is told at once
+    require_gpu(args.backend, "verify")
     from akg_rag.verify.runner import verify
 
     result = verify(args.task, args.candidate, dsl=args.dsl, backend=args.backend,

@@ -23,8 +23,9 @@ from akg_rag.graph.context import Context
 from akg_rag.graph.events import event, timed
 from akg_rag.graph.extract import extract_candidate
 from akg_rag.search.mutate import next_variant
+from akg_rag.search.relevance import task_sizes
 from akg_rag.search.tunables import settings
-from akg_rag.graph.services import get_chat_model
+from akg_rag.graph.services import get_chat_model, get_verify_options
 from akg_rag.graph.state import State
 from akg_rag.task import read_source
 
@@ -59,20 +60,27 @@ def _no_match_message(state: State, skipped: list[str]) -> str:
             f"op with akg-ingest")
 
 
-def _deterministic(state: State, task_source: str) -> dict[str, Any]:
-    """The no-LLM coder: adapt a retrieved kernel, or mutate the best one's tunables."""
+def _deterministic(state: State, task_source: str, scale: str | None = None) -> dict[str, Any]:
+    """The no-LLM coder: adapt a retrieved kernel, or mutate the best one's tunables.
+
+    Tunable moves that cannot change the executed code at the task's shapes (a threshold no problem
+    size crosses) are skipped, and the note says how many.
+    """
     best = state.get("best")
     if state.get("phase") == "optimize" and best:
         tried = list(state.get("tried_variants", []))
         if settings(best["code"]) not in tried:
             tried.append(settings(best["code"]))
-        variant = next_variant(best["code"], tried)
+        skipped: list[Any] = []
+        variant = next_variant(best["code"], tried, sizes=task_sizes(state["task_path"], scale), skipped=skipped)
+        why = (f"; skipped {len(skipped)} move(s) that cannot change the executed code at this task's "
+               f"shapes ({skipped[0].change}: {skipped[0].reason})") if skipped else ""
         if variant is None:
             return {"coder_outcome": "exhausted", "tried_variants": tried,
-                    "coder_note": "no untried tunable variant of the best kernel"}
+                    "coder_note": f"no untried tunable variant of the best kernel{why}"}
         return {"coder_outcome": "code", "candidate": variant.code,
                 "candidate_origin": f"mutation:{variant.change}",
-                "tried_variants": [*tried, variant.settings], "coder_note": f"tunable {variant.change}"}
+                "tried_variants": [*tried, variant.settings], "coder_note": f"tunable {variant.change}{why}"}
     tried_hits = list(state.get("tried_hits", []))
     adapted, skipped = pick_and_adapt(task_source, state["analysis"], state.get("kernel_hits", []), tried_hits)
     if adapted is None:
@@ -94,7 +102,7 @@ def coder(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     model = get_chat_model(ctx)
     feedback = state.get("feedback") if (state.get("feedback") or {}).get("to") == "coder" else None
     if model is None:
-        update = _deterministic(state, task_source)
+        update = _deterministic(state, task_source, getattr(get_verify_options(ctx), "scale", None))
         ids = {"kernel_ids": [update["candidate_origin"]] if update.get("candidate_origin", "").startswith("kernel:")
                else [], "doc_ids": []}
     else:

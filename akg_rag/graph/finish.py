@@ -31,7 +31,11 @@ def _arch(backend: str) -> str:
 
 
 def kernel_record(state: State, run_id: str) -> Any:
-    """The ``KernelRecord`` of the run's best kernel (origin=run)."""
+    """The ``KernelRecord`` of the run's best kernel (origin=run), with its measured numbers.
+
+    The description states the speedup with its interval and, plainly, when the kernel is slower
+    than eager: retrieval shows it, and the graph ranks such kernels below faster ones.
+    """
     from akg_rag.analysis import TaskAnalysis
     from akg_rag.records import KernelRecord, KernelSidecar, Measured
     from akg_rag.search.tunables import tunable_values
@@ -44,32 +48,63 @@ def kernel_record(state: State, run_id: str) -> Any:
                                                        "speedup_eager", "speedup_compile")
                            if meaningful and timings.get(k)},
                         device=timings.get("device") or None, baseline=timings.get("baseline") or None,
-                        dtype=analysis.dtype)
+                        dtype=analysis.dtype, roofline_fraction=timings.get("roofline_fraction") or None)
+    how = f"verified by a generation run ({best.get('origin') or 'llm'})"
+    if meaningful and timings.get("speedup_eager") is not None:
+        how += "; " + "; ".join(f for f in _figures(timings) if " vs " in f)
     sidecar = KernelSidecar(
         dsl=state["dsl"], backend=state["backend"], arch=_arch(state["backend"]),
-        description=f"{analysis.op_name} kernel verified by a generation run ({best.get('origin') or 'llm'})",
+        description=f"{analysis.op_name} kernel {how}",
         tunables=tunable_values(best["code"]),
         sketch=best.get("sketch", ""), measured=measured, origin="run")
     return KernelRecord.build(sidecar, best["code"], analysis, source=f"run:{run_id}" if run_id else "run")
 
 
+def _figures(t: dict[str, Any]) -> list[str]:
+    """Time and speedups with their intervals, in words: what the final line and the record say."""
+    from akg_rag.search.fitness import speedup_words
+
+    figures = []
+    if t.get("candidate_ms") is not None:
+        iqr = f" (IQR {t['candidate_iqr_ms']:.2g})" if t.get("candidate_iqr_ms") is not None else ""
+        figures.append(f"{t['candidate_ms']:.4g} ms{iqr}")
+    if t.get("meaningful") is False:
+        return figures + ["timings not meaningful on this backend"]
+    if t.get("speedup_eager") is not None:
+        figures.append(speedup_words(t["speedup_eager"], t.get("speedup_eager_low"), t.get("speedup_eager_high")))
+    if t.get("speedup_compile") is not None:
+        figures.append(speedup_words(t["speedup_compile"], t.get("speedup_compile_low"),
+                                     t.get("speedup_compile_high"), "torch.compile"))
+    return figures
+
+
+def slower_than(t: dict[str, Any]) -> list[str]:
+    """Baselines the kernel is measurably slower than ("PyTorch eager", "torch.compile")."""
+    if t.get("meaningful") is False:
+        return []
+    out = []
+    for key, name in (("speedup_eager", "PyTorch eager"), ("speedup_compile", "torch.compile")):
+        s, high = t.get(key), t.get(f"{key}_high")
+        if s is not None and (high if high is not None else s) < 1.0:
+            out.append(name)
+    return out
+
+
 def outcome(state: State) -> tuple[str, str]:
-    """Final status and one-line message from the best kernel and the conductor's last reason."""
+    """Final status and one-line message from the best kernel and the conductor's last reason.
+
+    A kernel slower than eager or torch.compile is still ``verified`` (it is correct), but the
+    message says so first, in words, rather than leaving a ratio below 1 to be noticed.
+    """
     reason = state.get("message", "")
     best = state.get("best")
     if best:
         t = best.get("timings") or {}
-        figures = []
-        if t.get("candidate_ms") is not None:
-            figures.append(f"{t['candidate_ms']:.4g} ms")
-        if t.get("speedup_eager") is not None:
-            figures.append(f"{t['speedup_eager']:.2f}x vs eager")
-        if t.get("speedup_compile") is not None:
-            figures.append(f"{t['speedup_compile']:.2f}x vs torch.compile")
-        if t.get("meaningful") is False:
-            figures.append("timings not meaningful on this backend")
+        figures = _figures(t)
         shown = f" ({', '.join(figures)})" if figures else ""
-        return "verified", f"verified kernel from attempt {best.get('iteration')}{shown}; {reason}"
+        slower = slower_than(t)
+        verdict = f", but SLOWER than {' and '.join(slower)}" if slower else ""
+        return "verified", f"verified kernel from attempt {best.get('iteration')}{verdict}{shown}; {reason}"
     if state.get("coder_outcome") == "no_match":
         return "no_match", reason
     return "failed", f"no verified kernel: {reason}"

@@ -49,6 +49,18 @@ def _fmt(value: Any, spec: str = ".4g") -> str:
     return "-" if value is None else format(value, spec)
 
 
+def _speedup(t: dict[str, Any], key: str) -> str:
+    """``0.45 [0.41-0.49]``; ``~1 (0.97-1.1)`` for no measurable difference; ``-`` when unknown."""
+    s, low, high = t.get(key), t.get(f"{key}_low"), t.get(f"{key}_high")
+    if s is None:
+        return "-"
+    if low is None or high is None:
+        return f"{s:.2f}"
+    if low <= 1.0 <= high:
+        return f"~1 ({low:.2f}-{high:.2f})"
+    return f"{s:.2f} [{low:.2f}-{high:.2f}]"
+
+
 def render_markdown(report: dict[str, Any]) -> str:
     """A human-readable version of :func:`build_report`'s dict."""
     lines = [
@@ -71,8 +83,8 @@ def render_markdown(report: dict[str, Any]) -> str:
         fb = a.get("feedback_received") or {}
         received = f"{fb.get('kind')}: {' '.join(str(fb.get('text', '')).split())[:60]}" if fb else "-"
         lines.append(f"| {a['iteration']} | {a['phase']} | {a.get('origin') or '-'} | {received.replace('|', '/')} "
-                     f"| {a['status']} | {_fmt(t.get('candidate_ms'))} | {_fmt(t.get('speedup_eager'), '.2f')} "
-                     f"| {_fmt(t.get('speedup_compile'), '.2f')} | {a.get('route') or '-'} |")
+                     f"| {a['status']} | {_fmt(t.get('candidate_ms'))} | {_speedup(t, 'speedup_eager')} "
+                     f"| {_speedup(t, 'speedup_compile')} | {a.get('route') or '-'} |")
     if report["recommendations"]:
         lines += ["", "## Analyst recommendations", ""] + [f"- {r}" for r in report["recommendations"]]
     lines += ["", "## Node log", ""] + [

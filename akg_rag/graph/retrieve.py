@@ -35,6 +35,16 @@ def kernel_hit_to_dict(hit: Any) -> dict[str, Any]:
     }
 
 
+def rank_slow_last(hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Hits in retrieval order, except kernels measured slower than eager go after the rest.
+
+    Such a kernel is still correct and may be the only match, but it must not be the example the
+    coder adapts first or the prompt shows first when a faster one was retrieved.
+    """
+    slow = [h for h in hits if isinstance(h.get("speedup_eager"), (int, float)) and h["speedup_eager"] < 1.0]
+    return [h for h in hits if h not in slow] + slow
+
+
 def doc_hit_to_dict(doc: Any) -> dict[str, Any]:
     """The parts of a ``DocHit`` the prompts use, as plain JSON."""
     return {"id": doc.id, "heading": doc.heading, "text": doc.text, "source": doc.source,
@@ -53,7 +63,7 @@ def retrieve(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     # Hard filters: the requested DSL and backend, and the task's primary op type.
     result = retriever.search_task(analysis, dsl=state["dsl"], backend=state["backend"],
                                    op_type=analysis.op_type, k=ctx.k_kernels, docs=ctx.k_docs)
-    hits = [kernel_hit_to_dict(h) for h in result.hits[: ctx.k_kernels]]
+    hits = rank_slow_last([kernel_hit_to_dict(h) for h in result.hits[: ctx.k_kernels]])
     docs = [doc_hit_to_dict(d) for d in result.docs[: ctx.k_docs]]
     detail = f"{analysis.op_name} ({analysis.op_type}): {len(hits)} kernel(s), {len(docs)} doc chunk(s)"
     return {

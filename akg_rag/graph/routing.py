@@ -23,6 +23,7 @@ from typing import Any
 
 from akg_rag.graph.context import Context
 from akg_rag.graph.state import Feedback, State
+from akg_rag.search.fitness import clearly_faster
 
 # Longest feedback text handed to an agent (characters, ~750 tokens): compiler logs can be huge and
 # the first errors are the ones that matter.
@@ -37,15 +38,6 @@ class Decision:
     feedback: Feedback | None = None
     updates: dict[str, Any] = field(default_factory=dict)
     reason: str = ""
-
-
-def _ms(entry: dict[str, Any] | None) -> float | None:
-    """Median candidate time (ms) of a best-kernel entry or result, None when not measured."""
-    if not entry:
-        return None
-    timings = entry.get("timings") or {}
-    ms = timings.get("candidate_ms")
-    return float(ms) if ms is not None else None
 
 
 def timings_meaningful(entry: dict[str, Any] | None) -> bool:
@@ -130,11 +122,13 @@ def _after_correct(state: State, ctx: Context, result: dict[str, Any]) -> Decisi
         "review": bool(result.get("review")),
     }
     updates: dict[str, Any] = {"failures_on_sketch": 0}
-    new_ms, best_ms = _ms(entry), _ms(best)
-    if best is None or (new_ms is not None and (best_ms is None or new_ms < best_ms)):
+    # Ranked by the speedup's interval, not single medians: a variant replaces the best only when
+    # its lower bound clears the best's upper bound (see search.fitness.clearly_faster).
+    new_t, best_t = entry["timings"], (best or {}).get("timings")
+    if best is None or clearly_faster(new_t, best_t):
         updates["best"] = entry
     if state.get("phase", "functional") == "optimize":
-        gained = new_ms is not None and best_ms is not None and new_ms < best_ms * (1 - ctx.min_gain)
+        gained = best is not None and clearly_faster(new_t, best_t, ctx.min_gain)
         updates["passes_without_gain"] = 0 if gained else state.get("passes_without_gain", 0) + 1
     updates["phase"] = "optimize"
     after = {**state, **updates}

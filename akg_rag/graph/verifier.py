@@ -29,10 +29,12 @@ def summarize(result: dict[str, Any]) -> str:
     """One line: status and, when timed, the candidate's median time and speedups."""
     timings = result.get("timings") or {}
     if result.get("status") == "correct" and timings.get("candidate_ms") is not None:
+        from akg_rag.search.fitness import speedup_words
+
         parts = [f"{timings['candidate_ms']:.4g} ms"]
-        for key, label in (("speedup_eager", "vs eager"), ("speedup_compile", "vs compile")):
-            if timings.get(key) is not None:
-                parts.append(f"{timings[key]:.2f}x {label}")
+        for key, label in (("speedup_eager", "eager"), ("speedup_compile", "torch.compile")):
+            if timings.get(key) is not None and timings.get("meaningful") is not False:
+                parts.append(speedup_words(timings[key], timings.get(f"{key}_low"), timings.get(f"{key}_high"), label))
         if timings.get("meaningful") is False:
             parts.append("timing not meaningful here")
         return "correct: " + ", ".join(parts)

@@ -23,6 +23,7 @@ from akg_rag.search.fitness import Evaluate, Fitness, MapExecutor, VerifierEvalu
 from akg_rag.search.history import GenerationRecord, IslandRecord, SearchResult
 from akg_rag.search.islands import Candidate, Island, Migration, migrate, source_key
 from akg_rag.search.mutate import mutate, random_walk
+from akg_rag.search.relevance import Skipped
 from akg_rag.search.tunables import tunable_values
 
 # Mutations tried per child to find a source not verified yet before settling for a known one.
@@ -64,13 +65,17 @@ def run_search(seed_source: str, task: str | Path | None, *, dsl: str, backend: 
                executor: MapExecutor | None = None, evaluate: Evaluate | None = None, seed: int = 0,
                options: Any = None, progress: Progress | None = None, rewrite: Rewrite | None = None,
                rewrite_share: float = 0.25, domains: Domains | None = None,
-               names: set[str] | None = None) -> SearchResult:
+               names: set[str] | None = None, sizes: frozenset[int] | None = None,
+               filter_moves: bool = True) -> SearchResult:
     """Evolve ``seed_source`` for ``task`` on ``dsl``/``backend`` and return the best kernel found.
 
     ``evaluate`` (``list[str] -> list[Fitness]``) replaces verification; otherwise candidates are
     verified with ``options`` (``VerifyOptions``) through ``executor`` (a ``LocalExecutor`` by
     default). ``rewrite(source, feedback) -> source`` makes ``rewrite_share`` of the children when
     given. ``domains`` overrides tunable domains by name; ``names`` restricts which tunables move.
+    Moves that cannot change the executed code for the task's problem ``sizes`` (by default read from
+    ``task`` at the options' scale; ``filter_moves=False`` keeps every move) are skipped and listed
+    in ``config["skipped_moves"]``.
     ``progress`` is called with each generation's record. Deterministic for a given ``seed`` when
     the evaluator and the rewrite hook are. Raises ``ConfigError`` on bad settings or a seed with
     nothing to mutate.
@@ -96,13 +101,19 @@ def run_search(seed_source: str, task: str | Path | None, *, dsl: str, backend: 
     if unknown:
         raise ConfigError(f"domain given for unknown tunable(s) {unknown}; the seed has: "
                           f"{', '.join(found) or 'none'}")
-    run = _Search(cfg, evaluate, random.Random(seed), rewrite, domains, names, progress)
+    if filter_moves and sizes is None and task is not None:
+        from akg_rag.search.relevance import task_sizes
+
+        sizes = task_sizes(str(task), getattr(options, "scale", None))
+    run = _Search(cfg, evaluate, random.Random(seed), rewrite, domains, names, progress,
+                  sizes if filter_moves else None)
     history = run.evolve(seed_source)
     config = {"islands": islands, "population": population, "generations": generations,
               "migrate_every": migrate_every, "elite": elite, "seed": seed, "dsl": dsl, "backend": backend,
               "task": None if task is None else str(task), "rewrite": rewrite is not None,
               "rewrite_share": rewrite_share if rewrite is not None else 0.0,
-              "options": options.to_dict() if hasattr(options, "to_dict") else options}
+              "options": options.to_dict() if hasattr(options, "to_dict") else options,
+              "skipped_moves": [{"change": k.change, "reason": k.reason} for k in run.skipped]}
     assert run.best is not None and run.seed is not None
     return SearchResult(run.best, run.seed, history, len(run.cache), config)
 
@@ -111,9 +122,12 @@ class _Search:
     """The state of one run: islands, the fitness cache, and the best candidates so far."""
 
     def __init__(self, cfg: _Config, evaluate: Evaluate, rng: random.Random, rewrite: Rewrite | None,
-                 domains: Domains | None, names: set[str] | None, progress: Progress | None) -> None:
+                 domains: Domains | None, names: set[str] | None, progress: Progress | None,
+                 sizes: frozenset[int] | None = None) -> None:
         self.cfg, self.evaluate, self.rng, self.rewrite = cfg, evaluate, rng, rewrite
         self.domains, self.names, self.progress = domains, names, progress
+        self.sizes = sizes                      # problem sizes: moves that cannot matter are skipped
+        self.skipped: list[Skipped] = []        # those moves, each once, with the reason
         self.cache: dict[str, Fitness] = {}     # source key -> fitness: nothing is verified twice
         self.islands = [Island(i) for i in range(cfg.islands)]
         self.island_best: list[Candidate | None] = [None] * cfg.islands
@@ -158,7 +172,8 @@ class _Search:
         walk = None
         for _ in range(NOVELTY_TRIES):
             walk = random_walk(self.seed.source, self.rng, 1 + (slot - 1) % INITIAL_WALK,
-                               domains=self.domains, names=self.names)
+                               domains=self.domains, names=self.names, sizes=self.sizes,
+                               skipped=self.skipped)
             if walk is None or source_key(walk.code) not in taken:
                 break
         if walk is None or not walk.change:
@@ -178,7 +193,8 @@ class _Search:
         if child is None:
             variant = None
             for _ in range(NOVELTY_TRIES):
-                variant = mutate(parent.source, self.rng, domains=self.domains, names=self.names)
+                variant = mutate(parent.source, self.rng, domains=self.domains, names=self.names,
+                                 sizes=self.sizes, skipped=self.skipped)
                 if variant is None:
                     break
                 key = source_key(variant.code)
@@ -229,11 +245,16 @@ class _Search:
 
     def _note_best(self, island: int, c: Candidate) -> None:
         """Track the best so far, overall and per island (a later equal never displaces it)."""
-        if self.best is None or (c.ok and c.value > self.best.value) or (c.ok and not self.best.ok):
+        if self.best is None or (c.ok and not self.best.ok) or (c.ok and _beats(c, self.best)):
             self.best = c
         held = self.island_best[island]
-        if c.ok and (held is None or c.value > held.value):
+        if c.ok and (held is None or _beats(c, held)):
             self.island_best[island] = c
+
+
+def _beats(c: Candidate, held: Candidate) -> bool:
+    """``c`` displaces ``held`` only with a higher lower bound of its speedup (then a higher estimate)."""
+    return (c.score, c.value) > (held.score, held.value)
 
 
 def _feedback(c: Candidate) -> str:

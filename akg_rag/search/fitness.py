@@ -1,9 +1,13 @@
 """What a search optimises: the fitness of a candidate, and the evaluators that measure it.
 
-Fitness is the verifier's speedup over PyTorch eager of a *correct* kernel. An incorrect kernel
-(any status but ``correct``) has fitness 0 and never survives as an elite. Where the verifier says
-its timings mean nothing (the Triton interpreter on CPU) or did not time at all, a correct kernel
-has fitness 1.0: the search then still separates correct from incorrect, not fast from slow.
+Fitness is the verifier's speedup over PyTorch eager of a *correct* kernel, with its confidence
+interval (eager and candidate are timed interleaved in one child, so the ratio survives load that
+drifts between children). Candidates are *ranked* by the interval's lower bound (:attr:`Fitness.score`):
+a noisy measurement cannot win on a lucky median, and one kernel displaces another only when it is
+:func:`clearly_faster`. An incorrect kernel (any status but ``correct``) has fitness 0 and never
+survives as an elite. Where the verifier says its timings mean nothing (the Triton interpreter on
+CPU) or did not time at all, a correct kernel has fitness 1.0: the search then still separates
+correct from incorrect, not fast from slow.
 
 An evaluator maps a batch of sources to their fitnesses in order. :class:`VerifierEvaluator` sends
 the batch through an executor (local processes by default) so the candidates verify in parallel;
@@ -32,6 +36,15 @@ class Fitness:
     timings: dict[str, Any] | None = None  # Timings.to_dict() of the verdict, when timed
     meaningful: bool = True               # False when the timings say nothing about speed
     review: bool = False                  # the verifier flagged the speedup as implausible (> 10x)
+    low: float | None = None              # confidence interval of the speedup (None: not timed)
+    high: float | None = None
+
+    @property
+    def score(self) -> float:
+        """What candidates are ranked by: the speedup's lower bound (the value without an interval)."""
+        if not self.ok:
+            return 0.0
+        return self.low if self.meaningful and self.low is not None else self.value
 
     @property
     def ok(self) -> bool:
@@ -56,7 +69,9 @@ class Fitness:
             return cls(0.0, result.status, result.feedback, timings, bool(t and t.meaningful))
         if t is None or not t.meaningful or not t.speedup_eager:
             return cls(CORRECT_UNTIMED, result.status, result.feedback, timings, False)
-        return cls(float(t.speedup_eager), result.status, result.feedback, timings, True, bool(result.review))
+        low, high = getattr(t, "speedup_eager_low", None), getattr(t, "speedup_eager_high", None)
+        return cls(float(t.speedup_eager), result.status, result.feedback, timings, True, bool(result.review),
+                   low, high)
 
     def describe(self) -> str:
         """One line for feedback and progress: status, speedup and the candidate's time."""
@@ -66,7 +81,42 @@ class Fitness:
             return "correct (timings not meaningful: fitness 1.0)"
         ms = (self.timings or {}).get("candidate_ms")
         flag = "; flagged for review: check the baseline" if self.review else ""
-        return f"correct, {self.value:.3g}x vs eager" + (f" ({ms:.4g} ms{flag})" if ms is not None else "")
+        return f"correct, {speedup_words(self.value, self.low, self.high)}" + (
+            f" ({ms:.4g} ms{flag})" if ms is not None else "")
+
+
+def speedup_words(value: float | None, low: float | None, high: float | None, label: str = "eager") -> str:
+    """``1.8x vs eager [1.7-1.9]``, ``no measurable difference vs eager`` or ``0.45x vs eager (slower)``."""
+    if value is None:
+        return f"no speedup vs {label} measured"
+    if low is None or high is None:
+        return f"{value:.3g}x vs {label}" + (" (slower)" if value < 1.0 else "")
+    if low <= 1.0 <= high:
+        return f"no measurable difference vs {label} ({low:.3g}-{high:.3g}x)"
+    return f"{value:.3g}x vs {label} [{low:.3g}-{high:.3g}]" + (" (slower)" if high < 1.0 else "")
+
+
+def speedup_interval(timings: dict[str, Any] | None) -> tuple[float, float, float] | None:
+    """``(estimate, low, high)`` of the speedup vs eager in a timings dict; a point without an interval."""
+    t = timings or {}
+    s = t.get("speedup_eager")
+    if s is None or t.get("meaningful") is False:
+        return None
+    low, high = t.get("speedup_eager_low"), t.get("speedup_eager_high")
+    return (float(s), float(low if low is not None else s), float(high if high is not None else s))
+
+
+def clearly_faster(new: dict[str, Any] | None, old: dict[str, Any] | None, min_gain: float = 0.0) -> bool:
+    """Whether timings ``new`` beat ``old`` beyond doubt: new's lower bound above old's upper bound
+    and above old's estimate by ``min_gain`` (0.02 = 2 %). Without intervals, the speedups are compared
+    as points (older results); without speedups, the candidate medians."""
+    a, b = speedup_interval(new), speedup_interval(old)
+    if a is not None and b is not None:
+        return a[1] > b[2] and a[1] > b[0] * (1.0 + min_gain)
+    new_ms, old_ms = (new or {}).get("candidate_ms"), (old or {}).get("candidate_ms")
+    if new_ms is None:
+        return False
+    return old_ms is None or new_ms < old_ms * (1.0 - min_gain)
 
 
 class MapExecutor(Protocol):

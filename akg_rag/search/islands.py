@@ -48,6 +48,11 @@ class Candidate:
         return self.fitness.value if self.fitness is not None and self.fitness.ok else 0.0
 
     @property
+    def score(self) -> float:
+        """Ranking value: the lower bound of the speedup's interval (see Fitness.score); 0 if incorrect."""
+        return self.fitness.score if self.fitness is not None and self.fitness.ok else 0.0
+
+    @property
     def ok(self) -> bool:
         """True once verified correct."""
         return self.fitness is not None and self.fitness.ok
@@ -56,14 +61,15 @@ class Candidate:
         """JSON-ready record without the source: key, tunables, origin, fitness, status."""
         f = self.fitness
         return {"key": self.key, "tunables": dict(self.tunables), "origin": self.origin,
-                "born": self.born, "parent": self.parent, "fitness": self.value,
+                "born": self.born, "parent": self.parent, "fitness": self.value, "score": self.score,
                 "status": f.status if f else "pending", "meaningful": f.meaningful if f else None,
                 "review": f.review if f else False}
 
 
-def rank_key(c: Candidate, position: int) -> tuple[float, int, int]:
-    """Sort key of a candidate (ascending = better): fitness, then age, then position."""
-    return (-c.value, c.born, position)
+def rank_key(c: Candidate, position: int) -> tuple[float, float, int, int]:
+    """Sort key of a candidate (ascending = better): the speedup's lower bound (Fitness.score),
+    then its estimate, then age, then position."""
+    return (-c.score, -c.value, c.born, position)
 
 
 @dataclass
@@ -89,7 +95,7 @@ class Island:
 
     def worst_index(self) -> int:
         """Position of the worst member (lowest fitness; the youngest, then the last, on a tie)."""
-        return max(range(len(self.members)), key=lambda i: (-self.members[i].value, self.members[i].born, i))
+        return max(range(len(self.members)), key=lambda i: rank_key(self.members[i], i))
 
     def select(self, rng: random.Random) -> Candidate:
         """A parent by tournament: the best of ``TOURNAMENT`` members drawn without replacement."""
@@ -139,7 +145,7 @@ def migrate(islands: list[Island], generation: int, elite: int = 1) -> list[Migr
         else:
             i = target.worst_index()
             worst = target.members[i]
-            if worst.value > best.value and any(worst is e for e in target.elites(elite)):
+            if worst.score > best.score and any(worst is e for e in target.elites(elite)):
                 m.note = "target's worst is one of its elites and fitter"
             else:
                 m.replaced, m.evicted = worst.key, worst

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import builtins
+import contextlib
 import gc
 import inspect
 import os
@@ -21,7 +22,7 @@ import sysconfig
 import threading
 import time
 import types
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from akg_rag.verify.guards import violation
 
@@ -60,6 +61,8 @@ class Hooks:
         self._roots = _trusted_roots()
         self._std = tuple(sysconfig.get_paths()[k].rstrip("/") + "/" for k in ("stdlib", "platstdlib"))
         self._snapshot: dict[str, tuple[Any, dict[str, Any]]] = {}
+        # (owner, attribute, original, counting wrapper) of every launch counter installed
+        self._counters: list[tuple[Any, str, Any, Any]] = []
 
     # -- who is calling ----------------------------------------------------------------------
     def _untrusted(self, filename: str) -> bool:
@@ -161,6 +164,7 @@ class Hooks:
                     return _orig(self, *args, **kwargs)
 
                 cls.run = run
+                self._counters.append((cls, "run", orig_run, run))
         elif self.dsl in ("cpp", "cuda_c"):
             import torch.utils.cpp_extension as ce
 
@@ -189,7 +193,9 @@ class Hooks:
                 for attr in dir(module):
                     fn = getattr(module, attr)
                     if not attr.startswith("_") and callable(fn) and not isinstance(fn, type):
-                        setattr(module, attr, hooks._counted(fn))
+                        counted = hooks._counted(fn)
+                        setattr(module, attr, counted)
+                        hooks._counters.append((module, attr, fn, counted))
             return module
 
         setattr(ce, name, build)
@@ -219,6 +225,22 @@ class Hooks:
             return orig(self, *args, **kwargs)
 
         JITKernel.__call__ = call
+        self._counters.append((JITKernel, "__call__", orig, call))
+
+    @contextlib.contextmanager
+    def counters_paused(self) -> Iterator[None]:
+        """Put the original launch entry points back for the block (the timed loop), then re-install.
+
+        Launches are counted during the correctness calls; inside timing a counter would only add
+        its own cost to every measured call.
+        """
+        for owner, attr, orig, _ in self._counters:
+            setattr(owner, attr, orig)
+        try:
+            yield
+        finally:
+            for owner, attr, _, wrapper in self._counters:
+                setattr(owner, attr, wrapper)
 
     def _install_stream_guards(self) -> None:
         import torch

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import types
@@ -25,7 +26,7 @@ from akg_rag.verify.ops import OpRecorder, coverage
 from akg_rag.verify.options import VerifyOptions
 from akg_rag.verify.roofline import roofline
 from akg_rag.verify.profiling import profile_calls
-from akg_rag.verify.timing import measure, storages
+from akg_rag.verify.timing import compare, measure, ratio_interval, storages
 
 
 class TaskProblem(Exception):
@@ -225,41 +226,31 @@ class Protocol:
         return None
 
     def _timing(self, model: Any) -> None:
-        self.cand = None
+        self.cand = self.comparison = None
         if not self.opts.timing:
             return
         self.phase("timing")
         inputs = _map(self.data[0][0][0], torch.clone)
         runs, warmup = self.opts.runs, self.opts.warmup
         if self.interpreted:  # the interpreter is for correctness: a few runs are plenty
-            runs, warmup = min(runs or 3, 3), 0
-        self.cand = measure(lambda: model(*inputs), self.device, warmup=warmup, runs=runs,
-                            budget_s=self.opts.timing_budget_s, input_ptrs=storages(inputs),
-                            lock_path=self.opts.timing_lock)
+            self.cand = measure(lambda: model(*inputs), self.device, warmup=0, runs=min(runs or 3, 3),
+                                budget_s=self.opts.timing_budget_s, input_ptrs=storages(inputs),
+                                lock_path=self.opts.timing_lock)
+        else:
+            # Eager and candidate interleaved in one timed loop (see timing.compare); the eager
+            # figure from before the candidate loaded stays on record as eager_isolated_ms.
+            ref_inputs = self.data[0][0][0]
+            paused = self.hooks.counters_paused() if self.hooks is not None else contextlib.nullcontext()
+            with paused:
+                self.comparison = compare(lambda: self.ref_model(*ref_inputs), lambda: model(*inputs),
+                                          self.device, warmup=warmup, runs=runs,
+                                          budget_s=2 * self.opts.timing_budget_s,
+                                          input_ptrs=storages(inputs), lock_path=self.opts.timing_lock)
+            self.eager_isolated, self.eager = self.eager, self.comparison.baseline
+            self.cand = self.comparison.candidate
         if self.cand.reused_output:
             self.violations.append(violation(
                 "cached_output", "returned the same output buffer on consecutive timed calls"))
-        if not self.interpreted:
-            self._retime_baselines()
-
-    def _retime_baselines(self) -> None:
-        """Time the eager baseline again after the candidate and keep the faster median.
-
-        Load on a shared machine drifts between the baseline and the candidate measurements; the
-        faster of two baseline medians can only lower a claimed speedup, never raise it. (The
-        first measurement ran before any candidate code was imported, so a candidate that slows
-        the second one gains nothing.) The torch.compile baseline is not re-run: its generated
-        kernels would run under the candidate's launch and thread guards.
-        """
-        inputs = self.data[0][0][0]
-        kw = dict(warmup=self.opts.warmup, runs=self.opts.runs, budget_s=self.opts.timing_budget_s,
-                  lock_path=self.opts.timing_lock)
-        try:
-            if self.eager is not None:
-                again = measure(lambda: self.ref_model(*inputs), self.device, **kw)
-                self.eager = min(self.eager, again, key=lambda m: m.median_ms)
-        except Exception:  # noqa: BLE001 - the first measurement stands
-            pass
 
     def _fresh_check(self, model: Any) -> None:
         """Correct on inputs nobody could predict, after timing (catches precomputed answers)."""
@@ -369,7 +360,7 @@ class Protocol:
         if cand_ms and not self.interpreted:
             gbps, tflops, frac = roofline(cand_ms / 1e3, self.flops, self.min_bytes, self.dtype, device)
         baseline = f"torch {torch.__version__} eager" + ("; torch.compile (inductor)" if comp_ms else "")
-        return {
+        out = {
             "candidate_ms": cand_ms, "eager_ms": eager_ms, "compile_ms": comp_ms,
             "speedup_eager": eager_ms / cand_ms if cand_ms and eager_ms else None,
             "speedup_compile": comp_ms / cand_ms if cand_ms and comp_ms else None,
@@ -377,7 +368,13 @@ class Protocol:
             "roofline_fraction": frac, "device": device, "baseline": baseline,
             "compile_status": self.compile_status,
             "runs": self.cand.runs if self.cand else 0, "warmup": self.cand.warmup if self.cand else 0,
+            "method": self.cand.method if self.cand else "",
+            "candidate_iqr_ms": self.cand.spread_ms if self.cand else None,
+            "eager_iqr_ms": self.eager.spread_ms if self.eager else None,
         }
+        out.update(_comparison_fields(getattr(self, "comparison", None), self.compiled, self.cand,
+                                      getattr(self, "eager_isolated", None)))
+        return out
 
     def verdict_from_exception(self, e: BaseException) -> dict[str, Any]:
         """Classify an exception that ended the run into a status with feedback."""
@@ -409,6 +406,28 @@ class _NoModelNew(Exception):
 def _is_triton_compile_error(e: BaseException) -> bool:
     return any(c.__module__.startswith("triton.compiler") or c.__name__ == "CompilationError"
                for c in type(e).__mro__)
+
+
+def _comparison_fields(cmp: Any, compiled: Any, cand: Any, isolated: Any) -> dict[str, Any]:
+    """Timings fields of an interleaved comparison: speedup intervals, verdicts, graph replays."""
+    if cmp is None:
+        return {}
+    sp = cmp.speedup
+    out: dict[str, Any] = {
+        "speedup_eager": sp.estimate, "speedup_eager_low": sp.low, "speedup_eager_high": sp.high,
+        "confidence": sp.confidence, "blocks": sp.blocks, "verdict_eager": sp.verdict,
+        "eager_isolated_ms": isolated.median_ms if isolated is not None else None,
+    }
+    comp = ratio_interval(compiled, cand) if compiled is not None and cand is not None else None
+    if comp is not None:
+        out.update(speedup_compile_low=comp.low, speedup_compile_high=comp.high, verdict_compile=comp.verdict)
+    if cmp.graph is not None:
+        g = cmp.graph
+        out.update(graph_candidate_ms=g.candidate.median_ms, graph_eager_ms=g.baseline.median_ms,
+                   graph_speedup_eager=g.speedup.estimate, graph_speedup_eager_low=g.speedup.low,
+                   graph_speedup_eager_high=g.speedup.high, graph_method="cuda_graph")
+    out["graph_error"] = cmp.graph_error
+    return out
 
 
 def _violation_text(found: list[dict[str, str]]) -> str:

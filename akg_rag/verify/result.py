@@ -28,8 +28,8 @@ class Timings:
     candidate_ms: float | None = None
     eager_ms: float | None = None
     compile_ms: float | None = None          # torch.compile of the reference; None when unavailable
-    speedup_eager: float | None = None       # eager_ms / candidate_ms
-    speedup_compile: float | None = None     # compile_ms / candidate_ms
+    speedup_eager: float | None = None       # median of per-block eager/candidate ratios (~ eager_ms / candidate_ms)
+    speedup_compile: float | None = None     # compile_ms / candidate_ms (compile timed apart, before)
     meaningful: bool = True                  # False under the Triton interpreter (correctness only)
     achieved_gbps: float | None = None       # minimum bytes moved / candidate time, GB/s (1e9)
     achieved_tflops: float | None = None     # FLOPs / candidate time, TFLOP/s (1e12)
@@ -39,6 +39,43 @@ class Timings:
     compile_status: str = ""                 # "ok", "disabled" or "unavailable: <reason>"
     runs: int = 0                            # timed runs per measured function
     warmup: int = 0                          # untimed warm-up runs per measured function
+    # How sure the numbers are. The candidate and eager are timed interleaved in blocks; the
+    # speedups are the median of per-block ratios with a distribution-free interval at `confidence`.
+    method: str = ""                         # clock of the headline numbers: perf_counter | cuda_event
+    candidate_iqr_ms: float | None = None    # spread of the candidate's runs (interquartile range)
+    eager_iqr_ms: float | None = None
+    speedup_eager_low: float | None = None   # interval of speedup_eager
+    speedup_eager_high: float | None = None
+    speedup_compile_low: float | None = None  # interval of speedup_compile (measured apart: wider)
+    speedup_compile_high: float | None = None
+    confidence: float | None = None          # achieved two-sided confidence of the eager interval
+    blocks: int = 0                          # interleaved blocks (independent ratios) behind it
+    verdict_eager: str = ""                  # faster | slower | no measurable difference
+    verdict_compile: str = ""
+    eager_isolated_ms: float | None = None   # eager timed alone, before any candidate code loaded
+    # CUDA graph replays of the same pair (GPU calls under 50 us, where launch overhead dominates)
+    graph_candidate_ms: float | None = None
+    graph_eager_ms: float | None = None
+    graph_speedup_eager: float | None = None
+    graph_speedup_eager_low: float | None = None
+    graph_speedup_eager_high: float | None = None
+    graph_method: str = ""                   # "cuda_graph" when graph timings are present
+    graph_error: str = ""                    # why graph capture failed, when it was tried
+
+    def speedup_text(self, baseline: str = "eager") -> str:
+        """``1.83x vs eager [1.79-1.88]``, or ``no measurable difference vs eager`` when the interval
+        straddles 1.0; "" when unknown."""
+        point = self.speedup_eager if baseline == "eager" else self.speedup_compile
+        low = self.speedup_eager_low if baseline == "eager" else self.speedup_compile_low
+        high = self.speedup_eager_high if baseline == "eager" else self.speedup_compile_high
+        if point is None:
+            return ""
+        label = "torch.compile" if baseline == "compile" else "eager"
+        if low is None or high is None:
+            return f"{point:.3g}x vs {label}"
+        if low <= 1.0 <= high:
+            return f"no measurable difference vs {label} ({low:.3g}-{high:.3g}x)"
+        return f"{point:.3g}x vs {label} [{low:.3g}-{high:.3g}]"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict of every field."""
@@ -106,8 +143,10 @@ class VerifyResult:
         t = self.timings
         if t and t.candidate_ms is not None:
             s = f"{t.candidate_ms:.4g} ms"
+            if t.candidate_iqr_ms is not None:
+                s += f" (IQR {t.candidate_iqr_ms:.2g})"
             if t.speedup_eager is not None:
-                s += f", {t.speedup_eager:.3g}x vs eager"
+                s += ", " + t.speedup_text("eager")
             if not t.meaningful:
                 s += " (not meaningful)"
             parts.append(s)

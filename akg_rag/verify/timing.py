@@ -1,9 +1,18 @@
-"""Timing one callable: warm-up, then many timed runs, median reported.
+"""Timing: one callable alone (:func:`measure`), or a baseline and a candidate interleaved (:func:`compare`).
+
+A speedup measured on a loaded machine is only worth its interval. :func:`compare` times the
+baseline and the candidate in alternating blocks (A B, B A, A B, ...) inside the same process, so
+load that comes and goes hits both alike; each block gives one ratio (baseline median / candidate
+median within the block), and the speedup is the median of those ratios with a distribution-free
+confidence interval from order statistics (:func:`median_interval`). An interval that contains 1.0
+means *no measurable difference*; no number is claimed then.
 
 On CUDA each run sits between two CUDA events and a 256 MB buffer is rewritten before it, so no run
-finds its inputs still in L2 (the H200's L2 is 50 MB). On CPU each run is timed with
-``time.perf_counter_ns``. Timer functions are captured when this module is imported -- before any
-candidate code runs -- so a candidate that replaces ``time.perf_counter_ns`` cannot fool the clock.
+finds its inputs still in L2 (the H200's L2 is 50 MB). For calls under :data:`GRAPH_BELOW_MS` the
+launch overhead of the host dominates the events, so the pair is also captured into CUDA graphs and
+their replays timed the same way (flush included); both results are reported and named. On CPU each
+run is timed with ``time.perf_counter_ns``. Timer functions are captured when this module is
+imported -- before any candidate code runs -- so a candidate that replaces them cannot fool the clock.
 
 When several verification children share a device (an executor with ``jobs > 1``), each holds an
 advisory file lock (``lock_path``) during its timed runs only: warm-up -- where Triton JIT and
@@ -13,31 +22,145 @@ advisory file lock (``lock_path``) during its timed runs only: warm-up -- where 
 from __future__ import annotations
 
 import contextlib
+import math
 import statistics
 import time
-from dataclasses import dataclass
-from typing import Iterator
-from typing import Any, Callable
+from dataclasses import asdict, dataclass
+from typing import Any, Callable, Iterator
 
 import torch
 
 _perf_ns = time.perf_counter_ns
+_monotonic = time.monotonic
 _Event = torch.cuda.Event
 _synchronize = torch.cuda.synchronize
 
 L2_FLUSH_BYTES = 256 * 1024 * 1024
 _flush_buffers: dict[str, torch.Tensor] = {}
 
+CONFIDENCE = 0.95          # two-sided confidence of every reported interval
+MIN_BLOCKS = 6             # fewest blocks whose median interval reaches 95 % (1 - 2 / 2**6 = 0.969)
+TARGET_BLOCKS = 20         # blocks a timing budget is planned for
+MAX_BLOCKS = 200           # stop here even when the budget allows more
+REL_HALF_WIDTH = 0.02      # stop early once the speedup interval is within +-2 % of its estimate
+GRAPH_BELOW_MS = 0.05      # calls faster than 50 us are also timed as CUDA graph replays
+
+Method = str  # "perf_counter" (CPU), "cuda_event", "cuda_graph"
+
 
 @dataclass
 class Measurement:
-    """Median milliseconds of ``runs`` timed calls, and whether consecutive outputs shared storage."""
+    """Timed runs of one callable: median, spread and the median's confidence interval (ms)."""
 
     median_ms: float
     runs: int
     warmup: int
     reused_output: bool = False
+    q1_ms: float | None = None        # 25th percentile of the runs
+    q3_ms: float | None = None        # 75th percentile
+    low_ms: float | None = None       # confidence interval of the median (order statistics)
+    high_ms: float | None = None
+    method: Method = ""
 
+    @property
+    def spread_ms(self) -> float | None:
+        """Interquartile range of the runs (ms), the spread reported beside the median."""
+        return None if self.q1_ms is None or self.q3_ms is None else self.q3_ms - self.q1_ms
+
+
+@dataclass
+class Interval:
+    """A ratio estimate with its confidence interval: ``low <= estimate <= high``."""
+
+    estimate: float
+    low: float
+    high: float
+    confidence: float   # achieved two-sided confidence (>= CONFIDENCE with MIN_BLOCKS blocks)
+    blocks: int         # independent ratios it rests on
+
+    @property
+    def verdict(self) -> str:
+        """"faster", "slower" or "no measurable difference" (the interval straddles 1.0)."""
+        if self.low > 1.0:
+            return "faster"
+        if self.high < 1.0:
+            return "slower"
+        return "no measurable difference"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict of every field and the verdict."""
+        return {**asdict(self), "verdict": self.verdict}
+
+
+@dataclass
+class Comparison:
+    """Baseline and candidate timed interleaved: both measurements and the speedup interval."""
+
+    baseline: Measurement
+    candidate: Measurement
+    speedup: Interval                     # baseline / candidate
+    reused_output: bool = False           # the candidate returned one buffer on consecutive calls
+    graph: "Comparison | None" = None     # the same pair as CUDA graph replays (short calls on GPU)
+    graph_error: str = ""                 # why graph timing was not possible, when it was tried
+
+
+# --- statistics --------------------------------------------------------------------------------
+
+def _binom_pmf(i: int, n: int) -> float:
+    """P(X = i) for X ~ Binomial(n, 1/2), in log space (n may be in the thousands)."""
+    return math.exp(math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) - n * math.log(2.0))
+
+
+def median_interval(values: list[float], confidence: float = CONFIDENCE) -> tuple[float, float, float]:
+    """Distribution-free interval of the median: ``(low, high, achieved confidence)``.
+
+    With sorted values x(1) <= ... <= x(n), [x(k), x(n+1-k)] holds the true median with probability
+    1 - 2 P(Binom(n, 1/2) <= k - 1); k is the largest index keeping that at least ``confidence``.
+    Fewer than 6 values cannot reach 95 %: the range is returned with the confidence it has.
+    """
+    xs = sorted(values)
+    n = len(xs)
+    if n == 0:
+        raise ValueError("median_interval of no values")
+    alpha = 1.0 - confidence
+    k = 1
+    tail = _binom_pmf(0, n)  # P(X <= k - 1)
+    # index k + 1 covers with 1 - 2 P(X <= k); move inwards while that stays >= confidence
+    while k + 1 <= (n + 1) // 2:
+        nxt = tail + _binom_pmf(k, n)
+        if 2 * nxt > alpha:
+            break
+        tail, k = nxt, k + 1
+    return xs[k - 1], xs[n - k], 1.0 - 2 * tail
+
+
+def _quartiles(xs: list[float]) -> tuple[float, float]:
+    if len(xs) < 2:
+        return xs[0], xs[0]
+    q = statistics.quantiles(xs, n=4, method="inclusive")
+    return q[0], q[2]
+
+
+def summarize(times: list[float], warmup: int, method: Method, reused: bool = False) -> Measurement:
+    """A :class:`Measurement` of raw run times (ms)."""
+    low, high, _ = median_interval(times)
+    q1, q3 = _quartiles(times)
+    return Measurement(statistics.median(times), len(times), warmup, reused, q1, q3, low, high, method)
+
+
+def ratio_interval(num: Measurement, den: Measurement) -> Interval | None:
+    """Conservative interval of ``num / den`` for two measurements taken apart (not interleaved).
+
+    Each median interval holds at ``CONFIDENCE``; both hold together at ``1 - 2 (1 - CONFIDENCE)``
+    at least (Bonferroni), which is the confidence stated.
+    """
+    if not (num.median_ms and den.median_ms and num.low_ms and den.high_ms and den.low_ms and num.high_ms):
+        return None
+    return Interval(num.median_ms / den.median_ms, num.low_ms / den.high_ms, num.high_ms / den.low_ms,
+                    max(0.0, 1.0 - 2 * (1.0 - CONFIDENCE)), 0)
+
+
+# --- clocks ------------------------------------------------------------------------------------
 
 def storages(out: Any) -> tuple[int, ...]:
     """Data pointers of the storages behind an output (tensor or tuple/list of tensors)."""
@@ -74,7 +197,7 @@ def exclusive(lock_path: str | None) -> Iterator[None]:
 
 
 def _one_run(fn: Callable[[], Any], device: torch.device) -> tuple[float, Any]:
-    """Time one call in milliseconds; returns (ms, output)."""
+    """Time one call in milliseconds; returns (ms, output). Nothing but ``fn`` runs between the marks."""
     if device.type == "cuda":
         _flush_l2(device)
         start, end = _Event(enable_timing=True), _Event(enable_timing=True)
@@ -88,10 +211,16 @@ def _one_run(fn: Callable[[], Any], device: torch.device) -> tuple[float, Any]:
     return (_perf_ns() - t0) / 1e6, out
 
 
+def _method(device: torch.device) -> Method:
+    return "cuda_event" if device.type == "cuda" else "perf_counter"
+
+
+# --- one callable ------------------------------------------------------------------------------
+
 def measure(fn: Callable[[], Any], device: torch.device, *, warmup: int | None = None,
             runs: int | None = None, budget_s: float = 1.0,
             input_ptrs: tuple[int, ...] = (), lock_path: str | None = None) -> Measurement:
-    """Median time of ``fn()`` in milliseconds.
+    """Median time of ``fn()`` in milliseconds, with its spread and interval.
 
     ``warmup`` defaults to 10 on CUDA and 2 on CPU. With ``runs`` unset, as many runs as fit in
     ``budget_s`` seconds are taken, at least 5 and at most 1000 (CUDA) or 200 (CPU). An output that
@@ -129,4 +258,129 @@ def _timed_runs(fn: Callable[[], Any], device: torch.device, runs: int | None, b
             reused = True
         times.append(ms)
         prev, prev_ptrs = out, ptrs
-    return Measurement(statistics.median(times), len(times), warmup, reused)
+    return summarize(times, warmup, _method(device), reused)
+
+
+# --- baseline against candidate ----------------------------------------------------------------
+
+@dataclass
+class _Plan:
+    per_block: int      # runs of each callable per block
+    min_blocks: int
+    max_blocks: int
+    budget_s: float     # stop adding blocks past this (after min_blocks)
+    adaptive: bool      # stop early once the interval is narrow enough
+
+
+def _plan(a_ms: float, b_ms: float, runs: int | None, budget_s: float) -> _Plan:
+    """How many blocks of how many runs: ``runs`` per callable if given, else what fits the budget."""
+    if runs is not None:
+        blocks = max(MIN_BLOCKS, min(TARGET_BLOCKS, runs))
+        return _Plan(max(1, runs // blocks), blocks, blocks, float("inf"), False)
+    pair_ms = max(a_ms + b_ms, 1e-3)
+    per_block = int(max(1, min(50, budget_s * 1000.0 / (pair_ms * TARGET_BLOCKS))))
+    return _Plan(per_block, MIN_BLOCKS, MAX_BLOCKS, budget_s, True)
+
+
+def compare(baseline: Callable[[], Any], candidate: Callable[[], Any], device: torch.device, *,
+            warmup: int | None = None, runs: int | None = None, budget_s: float = 2.0,
+            input_ptrs: tuple[int, ...] = (), lock_path: str | None = None,
+            graphs: bool | None = None) -> Comparison:
+    """Time ``baseline`` and ``candidate`` interleaved and return the speedup with its interval.
+
+    Blocks alternate their order (AB, BA, AB, ...) so a trend in load shifts both alike. ``runs``
+    fixes the runs per callable (spread over at least :data:`MIN_BLOCKS` blocks); otherwise blocks
+    are added until ``budget_s`` is spent (at least ``MIN_BLOCKS``), or the interval is within
+    +-:data:`REL_HALF_WIDTH` of its estimate. ``graphs`` (default: on CUDA when either call takes
+    under :data:`GRAPH_BELOW_MS`) also times both as CUDA graph replays. Holds ``lock_path`` while
+    timing. Call with verifier hooks paused: nothing else should run between the clock marks.
+    """
+    gpu = device.type == "cuda"
+    warmup = (10 if gpu else 2) if warmup is None else warmup
+    with torch.no_grad():
+        for _ in range(warmup):
+            baseline()
+            candidate()
+        if gpu:
+            _synchronize(device)
+        with exclusive(lock_path):
+            result = _interleave(baseline, candidate, device, runs, budget_s, input_ptrs, warmup,
+                                 _method(device), check_reuse=True)
+            if graphs is None:
+                graphs = gpu and min(result.baseline.median_ms, result.candidate.median_ms) < GRAPH_BELOW_MS
+            if graphs and gpu:
+                try:
+                    ga, gb = capture_graph(baseline, device), capture_graph(candidate, device)
+                    result.graph = _interleave(ga.replay, gb.replay, device, runs, budget_s, (), warmup,
+                                               "cuda_graph", check_reuse=False)
+                except Exception as e:  # noqa: BLE001 - host syncs, allocations...: not capturable
+                    result.graph_error = f"{type(e).__name__}: {str(e).strip()[:200]}"
+    return result
+
+
+def _interleave(a: Callable[[], Any], b: Callable[[], Any], device: torch.device, runs: int | None,
+                budget_s: float, input_ptrs: tuple[int, ...], warmup: int, method: Method,
+                check_reuse: bool) -> Comparison:
+    """The timed blocks of :func:`compare` (under ``no_grad`` and the lock)."""
+    a()
+    b()  # one more warm call each: waiting for the lock may have let caches go cold
+    a_ms, _ = _one_run(a, device)
+    b_ms, prev = _one_run(b, device)
+    plan = _plan(a_ms, b_ms, runs, budget_s)
+    a_times: list[float] = []
+    b_times: list[float] = []
+    ratios: list[float] = []
+    prev_ptrs = storages(prev) if check_reuse else ()
+    reused = False
+    started = _monotonic()
+    block = 0
+    while block < plan.max_blocks:
+        block_a: list[float] = []
+        block_b: list[float] = []
+        order = ("a", "b") if block % 2 == 0 else ("b", "a")
+        for which in order:
+            for _ in range(plan.per_block):
+                if which == "a":
+                    ms, _ = _one_run(a, device)
+                    block_a.append(ms)
+                    continue
+                ms, out = _one_run(b, device)
+                block_b.append(ms)
+                if check_reuse:
+                    ptrs = storages(out)
+                    # the previous output is still alive, so equal pointers mean the same buffer
+                    if ptrs and ptrs == prev_ptrs and not set(ptrs) <= set(input_ptrs):
+                        reused = True
+                    prev, prev_ptrs = out, ptrs
+        a_times += block_a
+        b_times += block_b
+        ratios.append(statistics.median(block_a) / max(statistics.median(block_b), 1e-9))
+        block += 1
+        if block < plan.min_blocks:
+            continue
+        if _monotonic() - started >= plan.budget_s:
+            break
+        if plan.adaptive:
+            low, high, _ = median_interval(ratios)
+            est = statistics.median(ratios)
+            if (high - low) / 2 <= REL_HALF_WIDTH * est:
+                break
+    low, high, conf = median_interval(ratios)
+    speedup = Interval(statistics.median(ratios), low, high, conf, len(ratios))
+    return Comparison(summarize(a_times, warmup, method), summarize(b_times, warmup, method, reused),
+                      speedup, reused)
+
+
+def capture_graph(fn: Callable[[], Any], device: torch.device) -> Any:
+    """``fn`` captured into a ``torch.cuda.CUDAGraph`` (warmed on a side stream first, as torch asks)."""
+    side = torch.cuda.Stream(device=device)
+    side.wait_stream(torch.cuda.current_stream(device))
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            fn()
+    torch.cuda.current_stream(device).wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        fn()
+    _synchronize(device)
+    return graph

@@ -59,10 +59,16 @@ def test_no_match_exits_nonzero_with_a_reason(tmp_path, embedder):
     result = run_cli(str(UNMATCHED_TASK), "--dsl", "cpp", "--backend", "cpu", "--data-dir", str(data),
                      "--out", str(tmp_path / "out"), "--json")
     assert result.returncode == 1
-    assert result.stderr.strip().splitlines()[-1].startswith("akg-rag: generate: no_match: no verified cpp/cpu")
+    final = [ln for ln in result.stderr.splitlines() if ln.startswith("akg-rag: generate: no_match: no verified cpp/cpu")]
+    assert len(final) == 1
     report = json.loads(result.stdout)
     assert report["status"] == "no_match" and report["attempts"] == []
     assert "[ 1] retrieve" in result.stderr  # with --json, progress goes to stderr
+    # the long no_match message is printed in full once; progress lines refer to it
+    message = final[0].removeprefix("akg-rag: generate: no_match: ")
+    assert len(message) > 100 and result.stderr.count(message) == 1
+    # nothing was tried: the run folder this run created is removed, and the message says so
+    assert not (tmp_path / "out").exists() and "removed" in result.stderr
 
 
 def test_bad_arguments_are_configuration_errors(tmp_path):

@@ -208,3 +208,25 @@ def test_context_rejects_bad_budgets_and_bounds_recursion():
         Context(scale="huge")
     small, large = Context(max_iterations=2), Context(max_iterations=20)
     assert large.recursion_limit() > small.recursion_limit() > 4 * 2
+
+
+def interval(est: float, low: float, high: float) -> dict:
+    return {"candidate_ms": 1.0 / est, "eager_ms": 1.0, "speedup_eager": est, "speedup_eager_low": low,
+            "speedup_eager_high": high, "meaningful": True}
+
+
+def test_a_variant_inside_the_best_interval_neither_replaces_it_nor_counts_as_a_gain():
+    best = {"code": "OLD", "timings": interval(1.50, 1.40, 1.60), "iteration": 1}
+    # a higher median, but the intervals overlap: no measurable difference
+    d = decide(base(last_step="verifier", phase="optimize", best=best, opt_pass=1, iteration=2,
+                    last_result={"status": "correct", "timings": interval(1.58, 1.45, 1.70)}), CTX)
+    assert "best" not in d.updates
+    assert d.updates["passes_without_gain"] == 1
+
+
+def test_a_variant_whose_interval_clears_the_best_replaces_it():
+    best = {"code": "OLD", "timings": interval(1.50, 1.40, 1.60), "iteration": 1}
+    d = decide(base(last_step="verifier", phase="optimize", best=best, opt_pass=1, iteration=2,
+                    last_result={"status": "correct", "timings": interval(2.0, 1.90, 2.10)}), CTX)
+    assert d.updates["best"]["code"] == "CODE"
+    assert d.updates["passes_without_gain"] == 0

@@ -1,0 +1,44 @@
+"""The run's outcome in words, and kernels slower than eager ranked below faster ones."""
+
+from __future__ import annotations
+
+from akg_rag.graph.finish import outcome, slower_than
+from akg_rag.graph.retrieve import rank_slow_last
+
+
+def timings(est, low, high, **extra):
+    return {"candidate_ms": 0.68, "candidate_iqr_ms": 0.04, "speedup_eager": est, "speedup_eager_low": low,
+            "speedup_eager_high": high, "meaningful": True, **extra}
+
+
+def test_a_kernel_slower_than_eager_is_called_slower_in_the_final_line():
+    status, message = outcome({"best": {"iteration": 2, "timings": timings(0.45, 0.41, 0.49)},
+                               "message": "optimisation stopped"})
+    assert status == "verified"
+    assert "SLOWER than PyTorch eager" in message and "0.45x vs eager [0.41-0.49]" in message
+
+
+def test_an_interval_straddling_one_is_no_measurable_difference_not_a_number():
+    _, message = outcome({"best": {"iteration": 1, "timings": timings(1.04, 0.97, 1.10)}, "message": "m"})
+    assert "no measurable difference vs eager" in message
+    assert "1.04x" not in message and "SLOWER" not in message
+
+
+def test_slower_than_torch_compile_is_said_too():
+    t = timings(1.8, 1.7, 1.9, speedup_compile=0.7, speedup_compile_low=0.6, speedup_compile_high=0.8)
+    assert slower_than(t) == ["torch.compile"]
+    _, message = outcome({"best": {"iteration": 1, "timings": t}, "message": "m"})
+    assert "SLOWER than torch.compile" in message and "1.8x vs eager" in message
+
+
+def test_interpreter_timings_claim_nothing():
+    t = {"candidate_ms": 9.0, "speedup_eager": 0.01, "meaningful": False}
+    assert slower_than(t) == []
+    _, message = outcome({"best": {"iteration": 1, "timings": t}, "message": "m"})
+    assert "not meaningful" in message and "SLOWER" not in message
+
+
+def test_kernels_slower_than_eager_go_after_faster_ones():
+    hits = [{"id": "slow", "speedup_eager": 0.45}, {"id": "unknown", "speedup_eager": None},
+            {"id": "fast", "speedup_eager": 1.7}]
+    assert [h["id"] for h in rank_slow_last(hits)] == ["unknown", "fast", "slow"]
