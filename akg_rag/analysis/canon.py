@@ -7,9 +7,11 @@ The simplified graph is covered by *canonical ops* in three passes:
    become one op named after the call;
 2. patterns written by hand: ``exp(x - max) / sum(exp(x - max))`` is ``softmax``, ``c - log(sum(exp(c)))``
    is ``log_softmax``, ``mm`` followed by a rank-1 ``add`` is ``linear``, ``x * rsqrt(mean(x*x) + eps)``
-   is ``rms_norm``;
+   is ``rms_norm``, ``(x - mean) / sqrt(var + eps)`` is ``layer_norm`` (:mod:`akg_rag.analysis.fused`);
 3. elementwise chains fed by one variable are replayed on a probe and named from a library of
    activations (see :mod:`akg_rag.analysis.replay`); what stays unnamed keeps its ops' names.
+
+Last, runs of canonical ops ``matmul -> softmax -> matmul`` become ``scaled_dot_product_attention``.
 """
 
 from __future__ import annotations
@@ -70,7 +72,9 @@ def canonicalize(g: Graph) -> list[CanonOp]:
             done.add(id(node))
             ops.append(_single(g, node))
     ops.sort(key=lambda op: op.order)
-    return ops
+    from akg_rag.analysis.fused import attention
+
+    return attention(ops, g)
 
 
 def _cover(g: Graph, nodes: list[Node], name: str, types: tuple[str, ...], done: set[int],
@@ -243,21 +247,25 @@ def _mse(g: Graph, mean: Node, done: set[int]) -> CanonOp | None:
 
 
 def _patterns(g: Graph, done: set[int]) -> list[CanonOp]:
+    from akg_rag.analysis.fused import layer_norm, vector_norm
+
     ops: list[CanonOp] = []
     for node in list(g.nodes):
         if id(node) in done:
             continue
         hit = None
         if node.name == "div":
-            hit = _softmax(g, node, done) or _rms_norm(g, node, done)
+            hit = _softmax(g, node, done) or layer_norm(g, node, done) or _rms_norm(g, node, done)
         elif node.name == "sub":
             hit = _log_softmax(g, node, done)
         elif node.name == "mul":
-            hit = _rms_norm(g, node, done)
+            hit = layer_norm(g, node, done) or _rms_norm(g, node, done)
         elif node.name == "add":
             hit = _linear(g, node, done)
         elif node.name == "mean":
             hit = _mse(g, node, done)
+        elif node.name == "sqrt":
+            hit = vector_norm(g, node, done)
         if hit is not None:
             ops.append(hit)
     return ops
@@ -359,7 +367,8 @@ def _single(g: Graph, node: Node) -> CanonOp:
     elif node.name == "addmm":
         name = "linear"
     elif node.name in ("bmm", "baddbmm"):
-        name = "bmm"
+        # an einsum or matmul of 2-D operands runs as a bmm over views: it is a plain matmul
+        name = "matmul" if rank == 2 and all(g.rank(v) == 2 for v in variables) else "bmm"
     elif node.name in ("max", "min") and len(node.outputs) == 2 and _only_indices_used(g, node):
         name = f"arg{node.name}"  # torch.max(x, dim).indices is an argmax
         dims = _dims(g, node, rank)

@@ -25,7 +25,7 @@ PHRASES: dict[str, str] = {
     "elu": "ELU activation",
     "selu": "SELU activation",
     "gelu": "GELU activation (erf form)",
-    "gelu_tanh": "GELU activation (tanh approximation)",
+    "gelu_tanh": "GELU activation (Gaussian error linear unit, approximate form)",
     "silu": "SiLU (swish) activation x * sigmoid(x)",
     "mish": "Mish activation",
     "sigmoid": "sigmoid activation",

@@ -10,6 +10,7 @@ import argparse
 import json
 from typing import Any
 
+from akg_rag.cli.executors import add_executor_arguments, executor_from_args
 from akg_rag.cli.verify import add_common_arguments, options_from_args
 
 
@@ -32,6 +33,7 @@ def register(subparsers: Any) -> None:
                    help="candidate file name in a folder layout (default {dsl}_{backend}); e.g. "
                         "--dsl triton --backend cpu --candidate-stem triton_cuda runs CUDA Triton "
                         "kernels under the interpreter")
+    add_executor_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -39,7 +41,6 @@ def run(args: argparse.Namespace) -> int:
     """Handler of ``akg-rag bench``."""
     from akg_rag.errors import ConfigError
     from akg_rag.verify.bench import discover, format_summary, format_table, run_bench, summarize, table_rows
-    from akg_rag.verify.executor import LocalExecutor
 
     items = discover(args.tasks_dir, args.candidates_dir, args.dsl, args.backend, args.candidate_stem)
     if args.only:
@@ -62,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
             partial.write_text(json.dumps({"meta": {**meta, "partial": True},
                                            "tasks": [it.to_dict() for it in items]}, indent=1))
 
-    run_bench(items, args.dsl, args.backend, opts, LocalExecutor(jobs=args.jobs), progress=not args.json,
+    run_bench(items, args.dsl, args.backend, opts, executor_from_args(args, jobs=args.jobs), progress=not args.json,
               on_result=save_partial)
     summary = summarize(items)
     files = None

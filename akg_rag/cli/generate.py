@@ -16,6 +16,7 @@ import uuid
 from pathlib import Path
 from typing import Any, TextIO
 
+from akg_rag.cli.executors import add_executor_arguments, executor_from_args
 
 # Set to a node name to have the process kill itself right after that node's first update: a killed
 # run at a known point, for testing --resume. Unset in normal use.
@@ -52,6 +53,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--timeout", type=float, metavar="SECONDS", help="per-candidate verification limit (default 300)")
     p.add_argument("--no-write-back", action="store_true", default=None, help="do not add the verified kernel to the knowledge base")
     p.add_argument("--json", action="store_true", help="print the final report as JSON on stdout (progress goes to stderr)")
+    add_executor_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -187,6 +189,10 @@ def run(args: argparse.Namespace) -> int:
     settings = _settings(args, saved)
     saved_path.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
     context = _context(settings, thread_id)
+    if args.executor != "local" or args.ray_address:
+        from akg_rag.verify.executor import ExecutorVerify
+
+        context.verify_fn = ExecutorVerify(executor_from_args(args))
     log: TextIO = sys.stderr if args.json else sys.stdout
 
     conn = sqlite3.connect(str(db), check_same_thread=False)

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from akg_rag.cli.executors import add_executor_arguments, add_llm_arguments, executor_from_args
 from akg_rag.cli.verify import add_common_arguments, options_from_args
 
 
@@ -45,6 +46,10 @@ def register(subparsers: Any) -> None:
                    help="values a tunable may take (repeatable), e.g. BLOCK_SIZE=256,512,1024")
     p.add_argument("--out", default=None, metavar="DIR",
                    help="where best.py and history.json go (default ./search-<task name>)")
+    add_executor_arguments(p)
+    add_llm_arguments(p)
+    p.add_argument("--rewrite-share", type=float, default=0.25, metavar="F",
+                   help="with --llm, the share of children written by the model (default 0.25)")
 
 
 def parse_domains(items: list[str]) -> dict[str, list[int]]:
@@ -68,7 +73,6 @@ def run(args: argparse.Namespace) -> int:
     """Handler of ``akg-rag search``."""
     from akg_rag.errors import ConfigError
     from akg_rag.search import run_search
-    from akg_rag.verify.executor import LocalExecutor
 
     from akg_rag.cli.checks import check_task_file, require_gpu
     from akg_rag.dsl import check_target
@@ -85,11 +89,21 @@ def run(args: argparse.Namespace) -> int:
     def progress(record: Any) -> None:
         print(record.line(), file=log, flush=True)
 
+    rewrite = None
+    if args.llm:
+        from akg_rag.graph.models import make_chat_model
+        from akg_rag.graph.rewrite import AnalystRewrite
+
+        rewrite = AnalystRewrite(make_chat_model(args.llm, base_url=args.base_url), task, args.dsl, args.backend)
+    elif args.base_url:
+        raise ConfigError("--base-url needs --llm PROVIDER:MODEL")
+
     result = run_search(seed_path.read_text(encoding="utf-8"), task, dsl=args.dsl, backend=args.backend,
                         islands=args.islands, population=args.population, generations=args.generations,
                         migrate_every=args.migrate_every, elite=args.elite, seed=args.seed,
-                        executor=LocalExecutor(jobs=args.jobs), options=options_from_args(args),
-                        domains=parse_domains(args.domain), progress=progress)
+                        executor=executor_from_args(args, jobs=args.jobs), options=options_from_args(args),
+                        domains=parse_domains(args.domain), progress=progress, rewrite=rewrite,
+                        rewrite_share=args.rewrite_share)
     out.mkdir(parents=True, exist_ok=True)
     (out / "best.py").write_text(result.best.source, encoding="utf-8")
     data = result.to_dict()

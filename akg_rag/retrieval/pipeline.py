@@ -22,7 +22,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from akg_rag.errors import ConfigError
+from akg_rag.errors import ConfigError, StoreError
 from akg_rag.retrieval.docs import DocIndex, search_docs
 from akg_rag.retrieval.filters import KernelFilter
 from akg_rag.retrieval.index import KernelIndex, Progress, fetch
@@ -36,7 +36,7 @@ HIDDEN_KEYS = ("code",)  # carried in KernelHit.code, not repeated in KernelHit.
 class Retriever:
     """Three-stage kernel retrieval plus documents over a knowledge store.
 
-    ``store`` provides ``.kernels`` and ``.docs`` (Chroma collections) and ``.revision(name)``;
+    ``store`` is a :class:`~akg_rag.store.KnowledgeStore` (``snapshot``, ``reading``, ``refresh``);
     ``embedder`` provides ``.embed(list[str]) -> (n, dim)`` unit float32 rows.
     """
 
@@ -47,26 +47,30 @@ class Retriever:
         self.progress = progress
         self._kernels: KernelIndex | None = None
         self._docs: DocIndex | None = None
-        # Collection handles, looked up once: each store.<name> access is a round trip to Chroma.
+        # Collection handles of the current query, taken from store.snapshot(): a handle kept across
+        # queries would outlive a reset (which recreates the collections under new ids).
         self._collections: dict[str, Any] = {}
 
     def collection(self, name: str) -> Any:
-        """The store's ``kernels`` or ``docs`` collection (handle cached)."""
+        """The store's ``kernels`` or ``docs`` collection (the handle checked at the last query)."""
         if name not in self._collections:
-            self._collections[name] = getattr(self.store, name)
+            self._key(name)
         return self._collections[name]
 
     # -- cached indexes -------------------------------------------------------------------------
-    def _key(self, name: str) -> int:
-        # The store bumps a collection's revision on every write (and keeps it in Chroma, so other
-        # processes' writes show too). Reading it costs ~0.3 ms; collection.count() costs more and
-        # grows with the collection (a row count in SQLite), so it is not part of the key.
-        return int(self.store.revision(name))
+    def _key(self, name: str) -> Any:
+        # The store stamps every write with a new version (kept in Chroma, so other processes'
+        # writes and resets show too) and hands back a current handle with it, in one lookup
+        # (~0.3 ms). collection.count() costs more and grows with the collection, so it is not used.
+        col, version = self.store.snapshot(name)
+        self._collections[name] = col
+        return version
 
     def reload(self) -> None:
-        """Forget the cached indexes (needed only after writes that bypass the store's methods)."""
+        """Forget the cached indexes and handles (needed only after writes that bypass the store)."""
         self._kernels = None
         self._docs = None
+        self._collections.clear()
 
     def kernel_index(self) -> tuple[KernelIndex, bool]:
         """The kernel index, reloaded when the store changed; also says whether it was reloaded."""
@@ -119,8 +123,35 @@ class Retriever:
     def search_vector(
         self, vector: np.ndarray, query: Query, *, docs: int = 3, hardware_docs: int = 1
     ) -> RetrievalResult:
-        """Run every stage for an already embedded query (the benchmark times this)."""
+        """Run every stage for an already embedded query (the benchmark times this).
+
+        The query reads one state of the store (``store.reading()``). A collection that vanished or
+        a view that lost rows mid-query (another client reset the store, or wrote to an embedded
+        store without going through :class:`~akg_rag.store.KnowledgeStore`) costs one retry from a
+        fresh view; a second failure is a ``StoreError`` that says what to do.
+        """
+        from chromadb.errors import InternalError, NotFoundError
+
         flt = KernelFilter(query.dsl, query.backend, query.op_type)  # validates before any work
+        for attempt in (1, 2):
+            try:
+                with self.store.reading():
+                    return self._search(vector, query, flt, docs, hardware_docs)
+            except (NotFoundError, InternalError) as e:
+                self.reload()
+                if attempt == 2:
+                    raise StoreError(
+                        f"the knowledge store at {getattr(self.store, 'location', '?')} changed under this "
+                        f"query twice ({type(e).__name__}: {e}); if processes on several machines, or "
+                        "programs other than akg-rag, write to it, serve it with `chroma run --path DIR` "
+                        "and pass --chroma-url") from None
+                self.store.refresh()
+        raise AssertionError("unreachable")
+
+    def _search(
+        self, vector: np.ndarray, query: Query, flt: KernelFilter, docs: int, hardware_docs: int
+    ) -> RetrievalResult:
+        """Every stage of one query, inside the store's read lock."""
         stages: list[StageReport] = []
 
         t = time.perf_counter()

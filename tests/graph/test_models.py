@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 
 import pytest
 
@@ -35,8 +36,7 @@ def test_missing_api_key_fails_before_any_call(monkeypatch, provider, var):
 @pytest.mark.parametrize("provider", ["openai", "anthropic", "ollama"])
 def test_missing_extra_names_the_pip_command(monkeypatch, provider):
     module = {"openai": "langchain_openai", "anthropic": "langchain_anthropic", "ollama": "langchain_ollama"}[provider]
-    if importlib.util.find_spec(module) is not None:
-        pytest.skip(f"{module} is installed here")
+    monkeypatch.setitem(sys.modules, module, None)  # importing it now raises ImportError, installed or not
     monkeypatch.setenv("OPENAI_API_KEY", "k")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
     with pytest.raises(ConfigError, match=rf"pip install 'akg-rag\[{provider}\]'"):
@@ -44,9 +44,12 @@ def test_missing_extra_names_the_pip_command(monkeypatch, provider):
 
 
 def test_openai_compatible_server_needs_no_key(monkeypatch):
-    if importlib.util.find_spec("langchain_openai") is not None:
-        pytest.skip("langchain_openai is installed here")
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    if importlib.util.find_spec("langchain_openai") is not None:
+        model = make_chat_model("openai:served-model", base_url="http://127.0.0.1:8000/v1")
+        assert model.model_name == "served-model" and model.openai_api_base == "http://127.0.0.1:8000/v1"
+        assert model.openai_api_key.get_secret_value() == "EMPTY"
+    monkeypatch.setitem(sys.modules, "langchain_openai", None)
     # With a base URL the key check passes; what fails is only the missing extra.
     with pytest.raises(ConfigError, match=r"akg-rag\[openai\]"):
         make_chat_model("openai:served-model", base_url="http://127.0.0.1:8000/v1")
