@@ -5,6 +5,10 @@ row tiles so that neighbouring programs share operand tiles in L2. A sequential 
 ``[BM, BK] x [BK, BN]`` tiles into an f32 accumulator (f64 for f64 data); the epilogue runs on the
 accumulator tile, operands broadcast along M or N are loaded as ``[BM, 1]`` / ``[1, BN]`` tiles;
 the store is masked by the tensor bounds.
+
+When the output has too few tiles to fill the GPU and K is long (a matvec, a tall-skinny product),
+K is split into ``SPLIT_K`` chunks: one launch writes a partial product per chunk into a ``temp``
+tensor, a second sums the chunks in a fixed order and runs the epilogue (``split_k``).
 """
 
 from __future__ import annotations
@@ -49,34 +53,42 @@ def emit_gemm(region: GemmRegion, name: str) -> str:
     bm, bn, bk = tile_defaults(shape[-2], shape[-1], a.shape[-1])
     BM, BN, BK = w.param("BM", bm), w.param("BN", bn), w.param("BK", bk)
     GM = w.param("GROUP_M", 8)
-    TM, TN = w.fresh("tm_n"), w.fresh("tn_n")
     tiles = f"{cdiv_text(M, BM)} * {cdiv_text(N, BN)}"
-    pid = w.fresh("pid")
-    w.loop(1, pid, f"{prod_text(bsyms)} * {tiles}" if bsyms else tiles, "parallel")
-    w.emit(2, f"{TM} = {cdiv_text(M, BM)}")
-    w.emit(2, f"{TN} = {cdiv_text(N, BN)}")
-    bt, t = w.fresh("bt"), w.fresh("t")
-    w.emit(2, f"{bt} = {pid} // ({TM} * {TN})")
-    w.emit(2, f"{t} = {pid} % ({TM} * {TN})")
-    # grouped order: GROUP_M row tiles share each column sweep
-    width, first, gsz, tm, tn = (w.fresh(s) for s in ("width", "first", "gsz", "tm", "tn"))
-    w.emit(2, f"{width} = {GM} * {TN}")
-    w.emit(2, f"{first} = {t} // {width} * {GM}")
-    w.emit(2, f"{gsz} = min({TM} - {first}, {GM})")
-    w.emit(2, f"{tm} = {first} + {t} % {width} % {gsz}")
-    w.emit(2, f"{tn} = {t} % {width} // {gsz}")
-    bidx = decompose(w, 2, bt, bsyms, [f"b{i}" for i in range(nb)])
-    m0, n0 = w.fresh("m0"), w.fresh("n0")
-    w.emit(2, f"{m0} = {tm} * {BM}")
-    w.emit(2, f"{n0} = {tn} * {BN}")
+    if bsyms:
+        tiles = f"{prod_text(bsyms)} * {tiles}"
     f_acc = "f64" if "float64" in (a.dtype, b.dtype) else "f32"
-    acc = w.fresh("acc")
-    w.emit(2, f'{acc} = alloc([{BM}, {BN}], {f_acc}, hint="accumulator", tier="register", init=0)')
-    k0, ta, tb = w.fresh("k0"), w.fresh("ta"), w.fresh("tb")
-    w.loop(2, k0, f"0, {K}, {BK}", "pipeline", "core")
-    w.emit(3, f"load({_batch_access(a, amap_a, bidx, [f'{m0}:{m0} + {BM}', f'{k0}:{k0} + {BK}'])} -> {ta})")
-    w.emit(3, f"load({_batch_access(b, amap_b, bidx, [f'{k0}:{k0} + {BK}', f'{n0}:{n0} + {BN}'])} -> {tb})")
-    w.emit(3, f"{acc} = add({acc}, matmul({ta}, {tb}))")
+    split = split_k(shape, a.shape[-1], bm, bn)
+    if split > 1:
+        # split-K: launch 1 writes one partial product per K chunk, launch 2 sums the chunks in a
+        # fixed order and runs the epilogue (more programs, and shorter sequential sums)
+        SPLIT = w.param("SPLIT_K", split)
+        part = Value(w.fresh("part"), (split, *shape), "float64" if f_acc == "f64" else "float32")
+        w.tensor(part, [SPLIT] + syms, "temp")
+        pid = w.fresh("pid")
+        w.loop(1, pid, f"{SPLIT} * {tiles}", "parallel")
+        sk, rest = w.fresh("sk"), w.fresh("rest")
+        w.emit(2, f"{sk} = {pid} // ({tiles})")
+        w.emit(2, f"{rest} = {pid} % ({tiles})")
+        bidx, m0, n0 = _tile_origin(w, rest, M, N, BM, BN, GM, bsyms)
+        # chunk depth: a multiple of BK (loop bounds take symbols and params only, not locals)
+        chunk = f"(({K} + {SPLIT} * {BK} - 1) // ({SPLIT} * {BK}) * {BK})"
+        acc = _k_loop(w, a, b, amap_a, amap_b, bidx, m0, n0, BM, BN, BK, f_acc,
+                      f"0, {chunk}, {BK}", offset=f"{sk} * {chunk} + ")
+        w.emit(2, f"store({acc} -> {part.name}[{', '.join([sk] + bidx + [f'{m0}:{m0} + {BM}', f'{n0}:{n0} + {BN}'])}])")
+        w.emit(0, "")
+        pid = w.fresh("pid")
+        w.loop(1, pid, tiles, "parallel")
+        bidx, m0, n0 = _tile_origin(w, pid, M, N, BM, BN, GM, bsyms)
+        acc, s_i, pv = w.fresh("acc"), w.fresh("s"), w.fresh("pv")
+        w.emit(2, f'{acc} = alloc([{BM}, {BN}], {f_acc}, hint="accumulator", tier="register", init=0)')
+        w.loop(2, s_i, SPLIT, "unroll", "core")
+        w.emit(3, f"load({part.name}[{', '.join([s_i] + bidx + [f'{m0}:{m0} + {BM}', f'{n0}:{n0} + {BN}'])}] -> {pv})")
+        w.emit(3, f"{acc} = add({acc}, {pv})")
+    else:
+        pid = w.fresh("pid")
+        w.loop(1, pid, tiles, "parallel")
+        bidx, m0, n0 = _tile_origin(w, pid, M, N, BM, BN, GM, bsyms)
+        acc = _k_loop(w, a, b, amap_a, amap_b, bidx, m0, n0, BM, BN, BK, f_acc, f"0, {K}, {BK}")
     rm, rn = w.fresh("rm"), w.fresh("rn")
     w.emit(2, f"{rm} = unsqueeze({m0} + iota({BM}), axis=1)")
     w.emit(2, f"{rn} = unsqueeze({n0} + iota({BN}), axis=0)")
@@ -115,6 +127,62 @@ def emit_gemm(region: GemmRegion, name: str) -> str:
         w.emit(2, f"{local} = {fit(text, deps, ['m', 'n'], masks)}")
         w.emit(2, f"store({local} -> {o.value.name}[{out_idx}])")
     return w.text()
+
+
+def split_k(shape: tuple[int, ...], k: int, bm: int, bn: int) -> int:
+    """How many K chunks to sum separately: 1 unless the output has too few tiles to fill a GPU
+    (under 2 waves of 132 programs) and K is long (>= 4096); then enough chunks for 2 waves, each
+    at least 1024 deep, a power of two up to 64. Long K also costs accuracy in one sequential f32
+    sum (a 2048 x 1M matvec drifts by ~2e-4 relative); chunks shorten that chain."""
+    batch = 1
+    for d in shape[:-2]:
+        batch *= d
+    tiles = batch * -(-shape[-2] // bm) * -(-shape[-1] // bn)
+    if k < 4096 or tiles >= 264:
+        return 1
+    split = 1
+    while split < 64 and tiles * split < 264 and k // (split * 2) >= 1024:
+        split *= 2
+    return split
+
+
+def _tile_origin(w: SketchWriter, pid: str, M: str, N: str, BM: str, BN: str, GM: str,
+                 bsyms: list[str]) -> tuple[list[str], str, str]:
+    """Batch indices and the first row/column of the output tile of flat program ``pid``, in the
+    grouped order (``GROUP_M`` row tiles share each column sweep, so operand tiles stay in L2)."""
+    TM, TN = w.fresh("tm_n"), w.fresh("tn_n")
+    w.emit(2, f"{TM} = {cdiv_text(M, BM)}")
+    w.emit(2, f"{TN} = {cdiv_text(N, BN)}")
+    bt, t = w.fresh("bt"), w.fresh("t")
+    w.emit(2, f"{bt} = {pid} // ({TM} * {TN})")
+    w.emit(2, f"{t} = {pid} % ({TM} * {TN})")
+    width, first, gsz, tm, tn = (w.fresh(s) for s in ("width", "first", "gsz", "tm", "tn"))
+    w.emit(2, f"{width} = {GM} * {TN}")
+    w.emit(2, f"{first} = {t} // {width} * {GM}")
+    w.emit(2, f"{gsz} = min({TM} - {first}, {GM})")
+    w.emit(2, f"{tm} = {first} + {t} % {width} % {gsz}")
+    w.emit(2, f"{tn} = {t} % {width} // {gsz}")
+    bidx = decompose(w, 2, bt, bsyms, [f"b{i}" for i in range(len(bsyms))])
+    m0, n0 = w.fresh("m0"), w.fresh("n0")
+    w.emit(2, f"{m0} = {tm} * {BM}")
+    w.emit(2, f"{n0} = {tn} * {BN}")
+    return bidx, m0, n0
+
+
+def _k_loop(w: SketchWriter, a: Value, b: Value, amap_a: list[int | None], amap_b: list[int | None],
+            bidx: list[str], m0: str, n0: str, BM: str, BN: str, BK: str, f_acc: str, rng: str,
+            offset: str = "") -> str:
+    """The accumulator of ``[BM, BK] x [BK, BN]`` tile products over the K range ``rng`` (each
+    K index shifted by the ``offset`` text, e.g. a split-K chunk's start)."""
+    acc = w.fresh("acc")
+    w.emit(2, f'{acc} = alloc([{BM}, {BN}], {f_acc}, hint="accumulator", tier="register", init=0)')
+    k0, ta, tb = w.fresh("k0"), w.fresh("ta"), w.fresh("tb")
+    w.loop(2, k0, rng, "pipeline", "core")
+    k = f"{offset}{k0}"
+    w.emit(3, f"load({_batch_access(a, amap_a, bidx, [f'{m0}:{m0} + {BM}', f'{k}:{k} + {BK}'])} -> {ta})")
+    w.emit(3, f"load({_batch_access(b, amap_b, bidx, [f'{k}:{k} + {BK}', f'{n0}:{n0} + {BN}'])} -> {tb})")
+    w.emit(3, f"{acc} = add({acc}, matmul({ta}, {tb}))")
+    return acc
 
 
 def _operand(w: SketchWriter, v: Value, batch: tuple[int, ...], bsyms: list[str], last: list[str]) -> list[int | None]:

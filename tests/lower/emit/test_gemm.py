@@ -52,3 +52,19 @@ def test_two_outputs_and_default_tiles(run):
     got = run(reg, {"a": a, "b": b})
     torch.testing.assert_close(got["y"], a @ b, rtol=1e-5, atol=1e-5)
     torch.testing.assert_close(got["r"], torch.relu(a @ b), rtol=1e-5, atol=1e-5)
+
+
+def test_long_k_with_few_tiles_splits_k_and_sums_chunks_in_order(run):
+    from akg_rag.lower.emit.gemm import split_k
+
+    # a matvec-like product: one output tile, K long enough to split (8 chunks of 1024)
+    assert split_k((3, 1), 8192, 16, 16) == 8
+    assert split_k((4096, 4096), 8192, 128, 128) == 1     # enough tiles: no split
+    assert split_k((3, 1), 2048, 16, 16) == 1              # short K: no split
+    a, b, bias = torch.randn(3, 8192, dtype=torch.float64), torch.randn(8192, 1, dtype=torch.float64), torch.randn(1, dtype=torch.float64)
+    reg = GemmRegion(V("a", a, "float64"), V("b", b, "float64"), [V("c", bias, "float64")],
+                     [Output(Value("y", (3, 1), "float64"), C("add", E("acc"), I("c")))], (3, 1))
+    text = emit_sketch(reg, "k0")
+    assert "SPLIT_K = 8" in text and "temp" in text
+    got = run(reg, {"a": a, "b": b, "c": bias}, {"BM": 16, "BN": 16, "BK": 256})["y"]
+    torch.testing.assert_close(got, a @ b + bias, rtol=1e-9, atol=1e-9)
