@@ -7,6 +7,8 @@ dims need not be trailing or contiguous (batch norm reduces N, H, W per channel)
 
 * persistent form (reduced element count <= ``PERSISTENT_MAX``): the reduced extent is one tile,
   the inputs are loaded once, every reduction and output is computed from registers;
+* split form (few kept elements over a long reduced extent, one level of reductions): see
+  ``_Emitter.split``; three launches through ``temp`` tensors;
 * loop form: one sequential pass over ``RBLOCK`` blocks per *level* of reductions (a reduction
   reading another's result is one level later, as softmax's sum reads its max), each recomputing
   its expression from the inputs into lane-wise accumulators ``[KBLOCK, RBLOCK]``, then one pass
@@ -28,6 +30,9 @@ PERSISTENT_MAX = 8192   # reduced elements: up to this many, the whole reduced e
 TILE_MAX = 4096         # elements of a persistent [KBLOCK, R] tile (register budget of a program)
 LOOP_RBLOCK = 1024      # reduced elements per block in the loop form (last dim reduced)
 LOOP_TILE = (32, 64)    # (KBLOCK, RBLOCK) in the loop form when the last dim is kept
+
+SPLIT_MIN_REDUCED = 1 << 17   # reduced elements from which a few-row reduction is split
+SPLIT_CHUNK_MIN = 1 << 16     # reduced elements per chunk of the split form, at least
 
 IDENTITY = {"sum": "0", "prod": "1", "max": "-inf", "min": "inf", "argmax": "-inf", "argmin": "inf"}
 UPDATE = {"sum": "add", "prod": "mul", "max": "max", "min": "min"}
@@ -145,6 +150,10 @@ class _Emitter:
         rn = math.prod(self.shape[d] for d in self.red)
         last_reduced = len(self.shape) - 1 in self.red
         persistent = rn <= PERSISTENT_MAX
+        split = split_count(kn, rn, self.region)
+        if split > 1:
+            self.split(split)
+            return w.text()
         if persistent:
             kb = min(next_pow2(kn), max(1, TILE_MAX // next_pow2(rn)), 128)
         else:
@@ -228,6 +237,104 @@ class _Emitter:
         ew.prepare(o.expr for o in self.region.outputs if o.domain == "reduced")
         self.store_outputs(2, ew, "reduced", idx, {"k": kmask})
 
+    def split(self, split: int) -> None:
+        """Split form: launch 1 reduces chunk ``s`` of each kept element's reduced extent into
+        ``part_*[kept..., s]``; launch 2 combines the chunks in order and writes reduced-domain
+        outputs (and the results, when full-domain outputs need them, into ``res_*``); launch 3
+        writes full-domain outputs chunk by chunk."""
+        from akg_rag.lower.region import Value
+
+        w, r = self.w, self.region
+        SPLIT = w.param("SPLIT", split)
+        RB = w.param("RBLOCK", LOOP_RBLOCK)
+        ksyms = [self.syms[d] for d in self.kept]
+        kshape = tuple(self.shape[d] for d in self.kept)
+        parts, outs = {}, {}
+        full = any(o.domain == "full" for o in r.outputs)
+        for red in r.reductions:
+            dt = {"i64": "int64", "f64": "float64"}.get(self.acc_dtype(red), "float32")
+            parts[red.name] = Value(w.fresh(f"part_{red.name}" if red.name.isidentifier() else "part"), (*kshape, split), dt)
+            w.tensor(parts[red.name], ksyms + [SPLIT], "temp")
+            if full:
+                outs[red.name] = Value(w.fresh(f"res_{red.name}" if red.name.isidentifier() else "res"), kshape or (1,), dt)
+                w.tensor(outs[red.name], ksyms or ["1"], "temp")
+        chunk = f"(({self.RN} + {SPLIT} * {RB} - 1) // ({SPLIT} * {RB}) * {RB})"
+        self.KB = "1"
+
+        def head(pid: str) -> tuple[str, str, list[str]]:
+            kk, sk = w.fresh("kk"), w.fresh("sk")
+            w.emit(2, f"{kk} = unsqueeze({pid} // {SPLIT} + iota(1), axis=1)")
+            w.emit(2, f"{sk} = {pid} % {SPLIT}")
+            kidx = decompose(w, 2, kk, ksyms, [f"k{d}" for d in self.kept])
+            return kk, sk, kidx
+
+        def chunk_loop(kk: str, sk: str, kidx: list[str]):
+            r0, ri = w.fresh("r0"), w.fresh("r")
+            w.loop(2, r0, f"0, {chunk}, {RB}", "pipeline", "core")
+            w.emit(3, f"{ri} = unsqueeze({sk} * {chunk} + {r0} + iota({RB}), axis=0)")
+            # chunk is a multiple of RBLOCK, so a block never crosses into the next chunk
+            masks = {"k": f"lt({kk}, {self.KN})", "r": f"lt({ri}, {self.RN})"}
+            idx = self.merge(kidx, self.reduced_index(3, ri))
+            return masks, ExprWriter(w, 3, self.leaf_fn(3, idx)), idx
+
+        def kept_access(v, kidx: list[str], extra: list[str]) -> str:
+            return f"{v.name}[{', '.join(kidx + extra) if (kidx or extra) else '0'}]"
+
+        # launch 1: partial reductions
+        pid = w.fresh("pid")
+        w.loop(1, pid, f"{self.KN} * {SPLIT}", "parallel")
+        kk, sk, kidx = head(pid)
+        accs = {}
+        for red in r.reductions:
+            a = w.fresh("acc")
+            w.emit(2, f'{a} = alloc([1, {RB}], {self.acc_dtype(red)}, hint="accumulator", init={IDENTITY[red.kind]})')
+            accs[red.name] = a
+        masks, ew, _ = chunk_loop(kk, sk, kidx)
+        ew.prepare(red.expr for red in r.reductions)
+        for red in r.reductions:
+            text, _ = ew.write(red.expr)
+            m = w.fresh("m")
+            w.emit(3, f"{m} = where({masks['r']}, {text}, {IDENTITY[red.kind]})")
+            w.emit(3, f"{accs[red.name]} = {UPDATE[red.kind]}({accs[red.name]}, {m})")
+        for red in r.reductions:
+            p = w.fresh("p")
+            w.emit(2, f"{p} = reduce_{red.kind}({accs[red.name]}, axis=1, keepdim=1)")
+            w.emit(2, f"store({p} -> {kept_access(parts[red.name], kidx, [sk])})")
+        # launch 2: combine the chunks in order, reduced-domain outputs
+        w.emit(0, "")
+        pid = w.fresh("pid")
+        w.loop(1, pid, self.KN if self.kept else "1", "parallel")
+        kk = w.fresh("kk")
+        w.emit(2, f"{kk} = unsqueeze({pid} + iota(1), axis=1)")
+        kidx = decompose(w, 2, kk, ksyms, [f"k{d}" for d in self.kept])
+        for red in r.reductions:
+            a, s_i, pv = w.fresh("tot"), w.fresh("s"), w.fresh("pv")
+            w.emit(2, f'{a} = alloc([1, 1], {self.acc_dtype(red)}, hint="accumulator", init={IDENTITY[red.kind]})')
+            w.loop(2, s_i, SPLIT, "unroll", "core")
+            w.emit(3, f"load({kept_access(parts[red.name], kidx, [s_i])} -> {pv})")
+            w.emit(3, f"{a} = {UPDATE[red.kind]}({a}, {pv})")
+            self.results[red.name] = (a, frozenset({"k"}))
+            if full:
+                w.emit(2, f"store({a} -> {kept_access(outs[red.name], kidx, [] if self.kept else ['0'])})")
+        idx = self.merge(kidx, None)
+        ew = ExprWriter(w, 2, self.leaf_fn(2, idx))
+        ew.prepare(o.expr for o in r.outputs if o.domain == "reduced")
+        self.store_outputs(2, ew, "reduced", idx, {"k": f"lt({kk}, {self.KN})"})
+        if not full:
+            return
+        # launch 3: full-domain outputs, chunk by chunk, reading the combined results
+        w.emit(0, "")
+        pid = w.fresh("pid")
+        w.loop(1, pid, f"{self.KN} * {SPLIT}" if self.kept else SPLIT, "parallel")
+        kk, sk, kidx = head(pid)
+        for red in r.reductions:
+            v = w.fresh(f"{red.name}_r" if red.name.isidentifier() else "red_r")
+            w.emit(2, f"load({kept_access(outs[red.name], kidx, [] if self.kept else ['0'])} -> {v})")
+            self.results[red.name] = (v, frozenset({"k"}))
+        masks, ew, idx = chunk_loop(kk, sk, kidx)
+        ew.prepare(o.expr for o in r.outputs if o.domain == "full")
+        self.store_outputs(3, ew, "full", idx, masks)
+
     def block_head(self, kk: str, RB: str) -> tuple[str, dict[str, str], ExprWriter, list[str | None]]:
         """Open a sequential loop over reduced blocks; its index tiles and an ExprWriter inside."""
         w = self.w
@@ -238,6 +345,28 @@ class _Emitter:
         idx = self.merge(self.kidx, self.reduced_index(3, r))
         ew = ExprWriter(w, 3, self.leaf_fn(3, idx))
         return r, masks, ew, idx
+
+
+def split_count(kn: int, rn: int, region: ReductionRegion) -> int:
+    """Programs per kept element in the split form (1: no split).
+
+    Few kept elements over a long reduced extent (a loss's mean, a norm over everything) would
+    leave all the work to a handful of programs, each summing ~1e6 terms per lane in one f32 chain;
+    split, each row's reduced extent is cut into chunks of at least 64K elements, enough programs
+    for about two waves of 132. Only one level of reductions without argmax/argmin splits."""
+    if rn < SPLIT_MIN_REDUCED or kn >= 264 or any(r.kind in ("argmax", "argmin") for r in region.reductions):
+        return 1
+    deps = {x.name for x in region.reductions}
+
+    def reads_reduced(e: Expr) -> bool:
+        return (e.op == "reduced" and e.ref in deps) or any(reads_reduced(a) for a in e.args)
+
+    if any(reads_reduced(r.expr) for r in region.reductions):
+        return 1
+    split = 1
+    while split < 256 and kn * split < 264 and rn // (split * 2) >= SPLIT_CHUNK_MIN:
+        split *= 2
+    return split
 
 
 def emit_reduction(region: ReductionRegion, name: str) -> str:

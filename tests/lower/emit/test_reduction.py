@@ -24,10 +24,13 @@ def R(name: str) -> Expr:
     return E("reduced", ref=name)
 
 
-@pytest.fixture(params=["persistent", "loop"])
+@pytest.fixture(params=["persistent", "loop", "split"])
 def form(request, monkeypatch):
-    if request.param == "loop":
+    if request.param in ("loop", "split"):
         monkeypatch.setattr(reduction, "PERSISTENT_MAX", 0)
+    if request.param == "split":  # every one-level reduction of a few rows takes the split form
+        monkeypatch.setattr(reduction, "SPLIT_MIN_REDUCED", 4)
+        monkeypatch.setattr(reduction, "SPLIT_CHUNK_MIN", 2)
     return request.param
 
 
@@ -44,7 +47,8 @@ def test_forms_differ(form):
     reg = ReductionRegion([V("x", (4, 6))], (4, 6), (1,), [Reduction("s", "sum", I("x"))],
                           [Output(V("y", (4,)), R("s"), "reduced")])
     text = emit_sketch(reg, "k0")
-    assert ("RBLOCK" in text) == (form == "loop")
+    assert ("RBLOCK" in text) == (form != "persistent")
+    assert ("SPLIT" in text) == (form == "split")
 
 
 @pytest.mark.parametrize("dim", [0, 1, 2])
