@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 
 from akg_rag.lower.emit.common import (
-    NO_DEPS, Deps, ExprWriter, SketchWriter, access, cdiv_text, decompose, declare_input, expr_dtype,
+    NO_DEPS, Deps, ExprWriter, SketchWriter, access, cdiv_text, decompose, declare_inputs, expr_dtype,
     fit, next_pow2, prod_text,
 )
 from akg_rag.lower.region import Expr, Reduction, ReductionRegion
@@ -44,7 +44,8 @@ class _Emitter:
         self.kept = [d for d in range(n) if d not in self.red]
         self.w = w = SketchWriter(name, [*r.inputs, *(o.value for o in r.outputs)])
         self.syms = [w.symbol(f"D{i}") for i in range(n)]
-        self.amaps = {v.name: declare_input(w, v, self.shape, self.syms) for v in r.inputs}
+        exprs = [red.expr for red in r.reductions] + [o.expr for o in r.outputs]
+        self.amaps = declare_inputs(w, r.inputs, exprs, self.shape, self.syms)
         self.by_name = {v.name: v for v in r.inputs}
         self.omaps: dict[str, list[int | None]] = {}
         for o in r.outputs:
@@ -94,6 +95,13 @@ class _Emitter:
                 loaded[e.ref] = (local, frozenset(deps))
             return loaded[e.ref]
         return leaf
+
+    def writer(self, depth: int, idx: list[str | None]) -> ExprWriter:
+        """An ExprWriter at ``depth`` whose leaves read the inputs at ``idx`` (None: a reduced dim
+        not indexed here, in the pass storing reduced outputs)."""
+        pos = [None if i is None else (i, frozenset({"k" if d in self.kept else "r"}))
+               for d, i in enumerate(idx)]
+        return ExprWriter(self.w, depth, self.leaf_fn(depth, idx), pos)
 
     def reduced_index(self, depth: int, r: str) -> list[str]:
         return decompose(self.w, depth, r, [self.syms[d] for d in self.red], [f"r{d}" for d in self.red])
@@ -168,7 +176,7 @@ class _Emitter:
         w.emit(2, f"{r} = unsqueeze(iota({self.RN}), axis=0)")
         masks = {"k": f"lt({kk}, {self.KN})", "r": f"lt({r}, {self.RN})"}
         idx = self.merge(kidx, self.reduced_index(2, r))
-        ew = ExprWriter(w, 2, self.leaf_fn(2, idx))
+        ew = self.writer(2, idx)
         ew.prepare([red.expr for red in self.region.reductions] + [o.expr for o in self.region.outputs])
         for red in self.region.reductions:
             text, deps = ew.write(red.expr)
@@ -224,7 +232,7 @@ class _Emitter:
             ew.prepare(o.expr for o in self.region.outputs if o.domain == "full")
             self.store_outputs(3, ew, "full", bidx, masks)
         idx = self.merge(kidx, None)
-        ew = ExprWriter(w, 2, self.leaf_fn(2, idx))
+        ew = self.writer(2, idx)
         ew.prepare(o.expr for o in self.region.outputs if o.domain == "reduced")
         self.store_outputs(2, ew, "reduced", idx, {"k": kmask})
 
@@ -236,7 +244,7 @@ class _Emitter:
         w.emit(3, f"{r} = unsqueeze({r0} + iota({RB}), axis=0)")
         masks = {"k": f"lt({kk}, {self.KN})", "r": f"lt({r}, {self.RN})"}
         idx = self.merge(self.kidx, self.reduced_index(3, r))
-        ew = ExprWriter(w, 3, self.leaf_fn(3, idx))
+        ew = self.writer(3, idx)
         return r, masks, ew, idx
 
 
