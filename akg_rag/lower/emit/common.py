@@ -288,6 +288,21 @@ def declare_inputs(w: SketchWriter, inputs: Iterable[Value], exprs: Iterable[Exp
     return amaps
 
 
+def pin_unbound(w: SketchWriter, syms: list[str], shape: tuple[int, ...]) -> list[str]:
+    """``syms`` with every symbol that no declared tensor has as a whole dim replaced by its
+    captured size (a reduced dim whose inputs are all gathered, as ``emb(ids).sum(-1)`` reads the
+    table by ids: no tensor spans that dim, so the host could not bind its symbol). Call after
+    the declarations, before any body text uses the symbols."""
+    used = {d for dims in w.dims.values() for d in dims}
+    out = []
+    for sym, size in zip(syms, shape):
+        if sym in w.symbols and sym not in used:
+            w.symbols.remove(sym)
+            sym = str(size)
+        out.append(sym)
+    return out
+
+
 def access(v: Value, amap: list[int | None], idx: list[str]) -> str:
     """``v[...]`` with the region index ``idx[d]`` for mapped dims, 0 for broadcast ones."""
     parts = [idx[d] if d is not None else "0" for d in amap]

@@ -20,7 +20,7 @@ import math
 
 from akg_rag.lower.emit.common import (
     NO_DEPS, Deps, ExprWriter, SketchWriter, access, cdiv_text, decompose, declare_inputs, expr_dtype,
-    fit, next_pow2, prod_text,
+    fit, next_pow2, pin_unbound, prod_text,
 )
 from akg_rag.lower.region import Expr, Reduction, ReductionRegion
 
@@ -50,6 +50,7 @@ class _Emitter:
         self.omaps: dict[str, list[int | None]] = {}
         for o in r.outputs:
             self.omaps[o.value.name] = self.declare_output(o.value, o.domain)
+        self.syms = pin_unbound(w, self.syms, self.shape)
         self.KN = prod_text(self.syms[d] for d in self.kept)
         self.RN = prod_text(self.syms[d] for d in self.red)
         dtypes = {v.name: v.dtype for v in r.inputs}
