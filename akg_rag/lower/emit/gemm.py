@@ -4,8 +4,7 @@ One program per (batch, ``BM`` x ``BN`` output tile); tiles are ordered in group
 row tiles so that neighbouring programs share operand tiles in L2. A sequential K loop multiplies
 ``[BM, BK] x [BK, BN]`` tiles into an f32 accumulator (f64 for f64 data); the epilogue runs on the
 accumulator tile, operands broadcast along M or N are loaded as ``[BM, 1]`` / ``[1, BN]`` tiles;
-the store is masked by the tensor bounds. ``index`` leaves of the epilogue read the row and column
-index tiles (``[BM, 1]``, ``[1, BN]``), as ``triu``/``tril`` of a product need.
+the store is masked by the tensor bounds.
 """
 
 from __future__ import annotations
@@ -105,6 +104,7 @@ def emit_gemm(region: GemmRegion, name: str) -> str:
             loaded[e.ref] = (local, frozenset(deps) if deps else NO_DEPS)
         return loaded[e.ref]
 
+    # index leaves of the epilogue (triu/tril of a product): batch scalars, row and column tiles
     pos = [(i, NO_DEPS) for i in bidx] + [(rm, frozenset({"m"})), (rn, frozenset({"n"}))]
     ew = ExprWriter(w, 2, leaf, pos)
     ew.prepare(o.expr for o in region.outputs)
