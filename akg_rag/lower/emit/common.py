@@ -140,8 +140,8 @@ Leaf = Callable[[Expr], tuple[str, Deps]]
 class ExprWriter:
     """Writes Expr trees as sketch expressions at one depth: a subtree used more than once becomes
     a local (common subexpressions are computed once); leaves come from ``leaf``, ``index`` leaves
-    from ``pos`` (per domain dim: the index text and its deps, None where the dim has no index
-    here), ``gather`` leaves become gather loads."""
+    from ``pos`` when given (per domain dim: the index text and its deps, None where the dim has no
+    index here; else from ``leaf``), ``gather`` leaves become gather loads."""
 
     def __init__(self, w: SketchWriter, depth: int, leaf: Leaf,
                  pos: list[tuple[str, Deps] | None] | None = None) -> None:
@@ -167,10 +167,12 @@ class ExprWriter:
             out = (const_text(e.value, e.dtype), NO_DEPS)  # type: ignore[arg-type]
         elif e.op in ("input", "acc", "reduced", "numel"):
             out = self.leaf(e)
+        elif e.op == "index" and self.pos is None:
+            out = self.leaf(e)  # the emitter's leaf function knows its index tiles
         elif e.op == "index":
             d = int(e.value)  # type: ignore[arg-type]
-            if self.pos is None or not 0 <= d < len(self.pos) or self.pos[d] is None:
-                raise ValueError(f"no position along dim {d} here (an index leaf on a reduced dim, or an emitter without positions)")
+            if not 0 <= d < len(self.pos) or self.pos[d] is None:
+                raise ValueError(f"no position along dim {d} here")
             out = self.pos[d]  # type: ignore[assignment]
         elif e.op == "gather":
             out = self.gather(e)

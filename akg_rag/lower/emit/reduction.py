@@ -80,6 +80,11 @@ class _Emitter:
         def leaf(e: Expr) -> tuple[str, Deps]:
             if e.op == "numel":
                 return self.RN, NO_DEPS
+            if e.op == "index":  # the position along a domain dim: its index tile
+                d = int(e.value)  # type: ignore[arg-type]
+                if idx[d] is None:
+                    raise ValueError(f"an index leaf on reduced dim {d} outside the reduced dims' pass")
+                return idx[d], frozenset({"k" if d in self.kept else "r"})  # type: ignore[return-value]
             if e.op == "reduced":
                 if e.ref not in self.results:
                     raise ValueError(f"reduced leaf {e.ref!r} is read before its reduction")
@@ -96,13 +101,6 @@ class _Emitter:
                 loaded[e.ref] = (local, frozenset(deps))
             return loaded[e.ref]
         return leaf
-
-    def writer(self, depth: int, idx: list[str | None]) -> ExprWriter:
-        """An ExprWriter at ``depth`` whose leaves read the inputs at ``idx`` (None: a reduced dim
-        not indexed here, in the pass storing reduced outputs)."""
-        pos = [None if i is None else (i, frozenset({"k" if d in self.kept else "r"}))
-               for d, i in enumerate(idx)]
-        return ExprWriter(self.w, depth, self.leaf_fn(depth, idx), pos)
 
     def reduced_index(self, depth: int, r: str) -> list[str]:
         return decompose(self.w, depth, r, [self.syms[d] for d in self.red], [f"r{d}" for d in self.red])
@@ -177,7 +175,7 @@ class _Emitter:
         w.emit(2, f"{r} = unsqueeze(iota({self.RN}), axis=0)")
         masks = {"k": f"lt({kk}, {self.KN})", "r": f"lt({r}, {self.RN})"}
         idx = self.merge(kidx, self.reduced_index(2, r))
-        ew = self.writer(2, idx)
+        ew = ExprWriter(w, 2, self.leaf_fn(2, idx))
         ew.prepare([red.expr for red in self.region.reductions] + [o.expr for o in self.region.outputs])
         for red in self.region.reductions:
             text, deps = ew.write(red.expr)
@@ -233,7 +231,7 @@ class _Emitter:
             ew.prepare(o.expr for o in self.region.outputs if o.domain == "full")
             self.store_outputs(3, ew, "full", bidx, masks)
         idx = self.merge(kidx, None)
-        ew = self.writer(2, idx)
+        ew = ExprWriter(w, 2, self.leaf_fn(2, idx))
         ew.prepare(o.expr for o in self.region.outputs if o.domain == "reduced")
         self.store_outputs(2, ew, "reduced", idx, {"k": kmask})
 
@@ -245,7 +243,7 @@ class _Emitter:
         w.emit(3, f"{r} = unsqueeze({r0} + iota({RB}), axis=0)")
         masks = {"k": f"lt({kk}, {self.KN})", "r": f"lt({r}, {self.RN})"}
         idx = self.merge(self.kidx, self.reduced_index(3, r))
-        ew = self.writer(3, idx)
+        ew = ExprWriter(w, 3, self.leaf_fn(3, idx))
         return r, masks, ew, idx
 
 
