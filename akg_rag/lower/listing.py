@@ -6,7 +6,8 @@ from akg_rag.lower.region import Expr, FallbackStep, KernelStep, Program, Value,
 
 
 def format_expr(e: Expr) -> str:
-    """``add(mul(acc, 2.0), in:bias)``."""
+    """``add(mul(acc, 2.0), in:bias)``; ``#1`` is the position along dim 1, ``x[#0, in1]`` a
+    gather (``or 0.5``: its out-of-range value)."""
     if e.op == "input":
         return f"{e.ref}"
     if e.op == "const":
@@ -15,6 +16,11 @@ def format_expr(e: Expr) -> str:
         return f"<{e.ref}>"
     if e.op in ("acc", "numel"):
         return e.op
+    if e.op == "index":
+        return f"#{e.value}"
+    if e.op == "gather":
+        other = "" if e.value is None else f" or {e.value!r}"
+        return f"{e.ref}[{', '.join(format_expr(a) for a in e.args)}]{other}"
     inner = ", ".join(format_expr(a) for a in e.args)
     return f"{e.op}({inner}{', ' + e.dtype if e.op == 'cast' else ''})"
 

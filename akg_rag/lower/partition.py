@@ -25,6 +25,7 @@ from torch.utils._pytree import tree_flatten, tree_map
 
 from akg_rag.lower.capture import Captured
 from akg_rag.lower.cores import CoreBuilder
+from akg_rag.lower.indexing import IndexBuilder, positional, remap, unit_dim_map
 from akg_rag.lower.pointwise import pointwise_expr
 from akg_rag.lower.region import (Expr, FallbackStep, KernelStep, Output, PointwiseRegion, Program,
                                   ReductionRegion, Region, Step, Value, ViewStep)
@@ -124,6 +125,7 @@ class Partitioner:
         self.params: dict[str, Value] = {}
         self.inputs: list[Value] = []
         self.cores = CoreBuilder(self)
+        self.indexing = IndexBuilder(self)
 
     # -- names and values -----------------------------------------------------------------------
     def new_value(self, base: str, shape: tuple[int, ...], dtype: str) -> Value:
@@ -203,6 +205,14 @@ class Partitioner:
             if all(v.name != name for v in inputs):
                 inputs.append(self.values[name])  # type: ignore[index]
             return e
+        if e.op == "index" and int(e.value) < 0:  # type: ignore[arg-type]
+            return Expr.index(int(e.value) + len(g.domain))  # type: ignore[arg-type]
+        if e.op == "gather":  # reads any element: the tensor must be complete, never inlined
+            name = e.ref
+            assert self.producer.get(name) is not g or g.closed, "a gather of its own region's output"  # type: ignore[arg-type]
+            self.use(self.values[name])  # type: ignore[index]
+            if all(v.name != name for v in g.region.inputs):
+                g.region.inputs.append(self.values[name])  # type: ignore[index]
         if not e.args:
             return e
         return Expr(e.op, tuple(self.bind(g, a) for a in e.args), e.ref, e.value, e.dtype)
@@ -292,6 +302,8 @@ class Partitioner:
             return
         if self.cores.visit(node, name, overload):
             return
+        if self.indexing.visit(node, name, overload):
+            return
         if self.visit_pointwise(node, name):
             return
         self.fallback(node)
@@ -343,7 +355,7 @@ class Partitioner:
             return False
         x = self.env[src]
         if isinstance(x, _Sym):
-            sym = self.view_sym(x, out_shape)
+            sym = self.view_sym(x, out_shape) or self.indexing.slice_view(node, name, x)
             if sym is not None:
                 self.env[node] = sym
                 return True
@@ -365,6 +377,9 @@ class Partitioner:
         if g is None:
             if strip_leading_ones(shape) == strip_leading_ones(x.shape) or is_broadcast_of(x.shape, shape):
                 return _Sym(x.expr, shape, x.dtype)
+            dim_map = unit_dim_map(x.shape, shape) if positional(x.expr) else None
+            if dim_map is not None:  # arange(n).unsqueeze(-1): the index leaves move
+                return _Sym(remap(self, x.expr, x.shape, len(shape), dim_map), shape, x.dtype)
             return None
         if x.domain == "reduced" and isinstance(g.region, ReductionRegion):
             if shape in (g.keepdim_shape, g.dropped_shape):
@@ -382,6 +397,10 @@ class Partitioner:
         tensor_nodes = [a for a in tree_flatten((node.args, node.kwargs))[0] if isinstance(a, torch.fx.Node)]
         syms = {a: self.as_sym(a) for a in tensor_nodes}
         g = self.pick_group(syms, out_shape)
+        if g is not None and g.region.kind in ("conv", "pool"):
+            for a, s in list(syms.items()):  # their emitters have no index tiles for these leaves
+                if s.group is None and positional(s.expr):
+                    syms[a] = self.as_sym_stored(a)
         domain = "full"
         if g is not None:
             domain = "full" if out_shape == g.domain else "reduced"
@@ -432,21 +451,8 @@ class Partitioner:
     def realign(self, e: Expr, shape: tuple[int, ...], g: _Group) -> Expr:
         """Rewrite an expression aligned to the dropped reduced shape of ``g`` so its inputs align
         to g's full domain (a size-1 dim inserted at every reduced dim, by host views)."""
-        dropped = g.dropped_shape
-        if e.op == "input":
-            v = self.values[e.ref]  # type: ignore[index]
-            padded = (1,) * (len(dropped) - len(v.shape)) + v.shape
-            it = iter(padded)
-            kd = tuple(1 if i in g.dims else next(it) for i in range(len(g.domain)))
-            if kd == v.shape:
-                return e
-            self.use(v)
-            out = self.new_value(f"{v.name}_kd", kd, v.dtype)
-            self.steps.append(ViewStep(out=out, src=v, op="reshape", args=(kd,)))
-            return Expr.input(out.name)
-        if not e.args:
-            return e
-        return Expr(e.op, tuple(self.realign(a, shape, g) for a in e.args), e.ref, e.value, e.dtype)
+        kept = [d for d in range(len(g.domain)) if d not in g.dims]
+        return remap(self, e, g.dropped_shape, len(g.domain), kept)
 
     # -- fallbacks ------------------------------------------------------------------------------
     def fallback(self, node: torch.fx.Node) -> None:

@@ -9,7 +9,19 @@ Elementwise computations are ``Expr`` trees whose op names are the sketch's comp
 (``add``, ``exp``, ``where``, ``cast``, ...). Leaves are region inputs (``input``), constants
 (``const``), the core's result (``acc``: the GEMM / conv / pool / scan value at this element) and,
 in reduction regions, a reduction's result (``reduced``) or the number of reduced elements
-(``numel``).
+(``numel``). Two leaves address elements by position:
+
+* ``index`` (``value=d``): the element's position (int64) along dim ``d`` of the region's domain;
+* ``gather`` (``ref=name``, ``args=(i0, i1, ...)``, ``value=other``): the region input ``name``
+  read at the position whose index along its dim ``j`` is the int Expr ``args[j]`` (one per dim of
+  the input; none for a 0-d one). An index outside the input in any dim reads ``other`` (None: 0).
+  The input is addressed by its own shape, not broadcast to the region's.
+
+Region exprs use non-negative dims; inside the partitioner, before a tree joins a region, an
+``index`` dim counts from the end (right-aligned, like broadcasting inputs), and an ``index`` leaf
+never sits on a size-1 dim (there it is the constant 0), so broadcasting a tree keeps its meaning.
+Index arithmetic in ``gather`` args uses the captured sizes (as torch's own decompositions do:
+``triu`` becomes ``arange(0, 8)``): such a region is specialised to the captured shapes.
 """
 
 from __future__ import annotations
@@ -31,11 +43,11 @@ class Value:
 class Expr:
     """One node of an elementwise expression tree (see the module docstring for leaves)."""
 
-    op: str                              # sketch compute op, or a leaf kind:
-    #                                      "input" | "const" | "acc" | "reduced" | "numel"
-    args: tuple["Expr", ...] = ()
-    ref: str | None = None               # input: Value.name; reduced: Reduction.name
-    value: float | int | bool | None = None   # const
+    op: str                              # sketch compute op, or a leaf kind: "input" | "const" |
+    #                                      "acc" | "reduced" | "numel" | "index" | "gather"
+    args: tuple["Expr", ...] = ()        # gather: one index Expr per dim of the gathered input
+    ref: str | None = None               # input, gather: Value.name; reduced: Reduction.name
+    value: float | int | bool | None = None   # const; index: the dim; gather: other (None: 0)
     dtype: str | None = None             # cast target (torch dtype name); const dtype if not float
 
     @staticmethod
@@ -49,22 +61,56 @@ class Expr:
         return Expr("const", value=value, dtype=dtype)
 
     @staticmethod
+    def index(dim: int) -> "Expr":
+        """The element's position (int64) along ``dim`` of the region's domain."""
+        return Expr("index", value=dim)
+
+    @staticmethod
+    def gather(name: str, idx: tuple["Expr", ...] | list["Expr"], other: float | int | bool | None = None) -> "Expr":
+        """Input ``name`` read at per-dim indices ``idx``; out of range reads ``other`` (None: 0)."""
+        return Expr("gather", args=tuple(idx), ref=name, value=other)
+
+    @staticmethod
     def call(op: str, *args: "Expr", dtype: str | None = None) -> "Expr":
         """A compute op applied to sub-expressions (``dtype`` only for ``cast``)."""
         return Expr(op, args=tuple(args), dtype=dtype)
 
 
 def expr_inputs(e: Expr) -> list[str]:
-    """Names of the region inputs an expression reads, first-seen order."""
+    """Names of the region inputs an expression reads (plain or gathered), first-seen order."""
     out: list[str] = []
 
     def walk(x: Expr) -> None:
-        if x.op == "input" and x.ref not in out:
+        if x.op in ("input", "gather") and x.ref not in out:
             out.append(x.ref)  # type: ignore[arg-type]
         for a in x.args:
             walk(a)
 
     walk(e)
+    return out
+
+
+def expr_ops(e: Expr) -> set[str]:
+    """Every op and leaf kind an expression uses."""
+    out = {e.op}
+    for a in e.args:
+        out |= expr_ops(a)
+    return out
+
+
+def plain_inputs(exprs: list[Expr]) -> set[str]:
+    """Names of the inputs some expression reads as a plain ``input`` leaf (broadcast to the
+    region's domain); an input read only by ``gather`` leaves is addressed by its own shape."""
+    out: set[str] = set()
+
+    def walk(x: Expr) -> None:
+        if x.op == "input":
+            out.add(x.ref)  # type: ignore[arg-type]
+        for a in x.args:
+            walk(a)
+
+    for e in exprs:
+        walk(e)
     return out
 
 

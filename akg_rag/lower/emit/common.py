@@ -11,7 +11,10 @@ Conventions of the emitted sketches (docs/lowering.md):
   (block sizes) are UPPER_CASE params whose defaults suit the captured shapes;
 * every value of an expression carries its *deps*: the tile axes it varies along (``"k"`` kept
   elements, ``"r"`` reduced elements, ``"m"``/``"n"`` GEMM rows/columns, ``"t"`` a flat block).
-  Before a store or a reduction, a value missing an axis is broadcast with ``where(mask, v, v)``.
+  Before a store or a reduction, a value missing an axis is broadcast with ``where(mask, v, v)``;
+* an ``index`` leaf is the emitter's index tile (or scalar) of that domain dim; a ``gather`` leaf is
+  a gather load ``load(x[a, b] -> g, other=c)`` with its index Exprs as int tiles; an input read
+  only by gathers is declared with its own size symbols (``G0, G1, ...``), not the region's.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Callable, Iterable
 
-from akg_rag.lower.region import Expr, Value
+from akg_rag.lower.region import Expr, Value, plain_inputs
 from akg_rag.sketch.vocab import COMPUTE_OPS, DTYPES, TORCH_DTYPES
 
 Deps = frozenset  # frozenset[str]
@@ -70,6 +73,7 @@ class SketchWriter:
         self.symbols: list[str] = []
         self.tensors: list[str] = []
         self.declared: set[str] = set()
+        self.dims: dict[str, list[str]] = {}    # tensor -> its declared dims
         self.params: dict[str, str] = {}
         self.lines: list[str] = []
 
@@ -95,6 +99,7 @@ class SketchWriter:
         if v.name in self.declared:
             return  # a value both read and written, or read twice: one declaration
         self.declared.add(v.name)
+        self.dims[v.name] = list(dims)
         self.tensors.append(f"{v.name}[{', '.join(dims or ['1'])}]: {sketch_dtype(v.dtype)} {direction}")
 
     def emit(self, depth: int, text: str) -> None:
@@ -134,10 +139,13 @@ Leaf = Callable[[Expr], tuple[str, Deps]]
 
 class ExprWriter:
     """Writes Expr trees as sketch expressions at one depth: a subtree used more than once becomes
-    a local (common subexpressions are computed once); leaves come from ``leaf``."""
+    a local (common subexpressions are computed once); leaves come from ``leaf``, ``index`` leaves
+    from ``pos`` when given (per domain dim: the index text and its deps, None where the dim has no
+    index here; else from ``leaf``), ``gather`` leaves become gather loads."""
 
-    def __init__(self, w: SketchWriter, depth: int, leaf: Leaf) -> None:
-        self.w, self.depth, self.leaf = w, depth, leaf
+    def __init__(self, w: SketchWriter, depth: int, leaf: Leaf,
+                 pos: list[tuple[str, Deps] | None] | None = None) -> None:
+        self.w, self.depth, self.leaf, self.pos = w, depth, leaf, pos
         self.memo: dict[Expr, tuple[str, Deps]] = {}
         self.uses: Counter = Counter()
 
@@ -159,6 +167,15 @@ class ExprWriter:
             out = (const_text(e.value, e.dtype), NO_DEPS)  # type: ignore[arg-type]
         elif e.op in ("input", "acc", "reduced", "numel"):
             out = self.leaf(e)
+        elif e.op == "index" and self.pos is None:
+            out = self.leaf(e)  # the emitter's leaf function knows its index tiles
+        elif e.op == "index":
+            d = int(e.value)  # type: ignore[arg-type]
+            if not 0 <= d < len(self.pos) or self.pos[d] is None:
+                raise ValueError(f"no position along dim {d} here")
+            out = self.pos[d]  # type: ignore[assignment]
+        elif e.op == "gather":
+            out = self.gather(e)
         else:
             parts = [self.write(a) for a in e.args]
             deps = frozenset().union(*[d for _, d in parts]) if parts else NO_DEPS
@@ -173,6 +190,26 @@ class ExprWriter:
             out = (text, deps)
         self.memo[e] = out
         return out
+
+    def gather(self, e: Expr) -> tuple[str, Deps]:
+        """``load(x[i0, i1, ...] -> g, other=c)``: every index bound to a local first."""
+        if e.ref not in self.w.dims:
+            raise ValueError(f"gathered tensor {e.ref!r} is not declared")
+        if len(e.args) != len(self.w.dims[e.ref]) and (e.args or self.w.dims[e.ref] != ["1"]):
+            raise ValueError(f"gather of {e.ref!r} has {len(e.args)} indices for {len(self.w.dims[e.ref])} dims")
+        parts, deps = [], NO_DEPS
+        for a in e.args:
+            text, d = self.write(a)
+            if not (text.isidentifier() or text.lstrip("-").isdigit()):
+                name = self.w.fresh("gi")
+                self.w.emit(self.depth, f"{name} = {text}")
+                text = name
+            parts.append(text)
+            deps = deps | d
+        local = self.w.fresh(f"{e.ref}_g")
+        other = "" if e.value is None else f", other={const_text(e.value)}"  # type: ignore[arg-type]
+        self.w.emit(self.depth, f"load({e.ref}[{', '.join(parts or ['0'])}] -> {local}{other})")
+        return local, deps
 
     def bind(self, e: Expr, base: str) -> tuple[str, Deps]:
         """Write ``e`` and bind it to a fresh local (so later statements can name it)."""
@@ -238,6 +275,36 @@ def declare_input(w: SketchWriter, v: Value, shape: tuple[int, ...], syms: list[
     return amap
 
 
+def declare_inputs(w: SketchWriter, inputs: Iterable[Value], exprs: Iterable[Expr],
+                   shape: tuple[int, ...], syms: list[str]) -> dict[str, list[int | None]]:
+    """Declare a region's inputs: those some expression reads as a plain ``input`` leaf broadcast
+    to the region (their dim maps are returned), the others -- read only by ``gather`` leaves --
+    with size symbols of their own."""
+    plain = plain_inputs(list(exprs))
+    amaps: dict[str, list[int | None]] = {}
+    for v in inputs:
+        if v.name in plain:
+            amaps[v.name] = declare_input(w, v, shape, syms)
+        elif v.name not in w.declared:
+            w.tensor(v, [w.symbol("G") if s != 1 else "1" for s in v.shape], "in")
+    return amaps
+
+
+def pin_unbound(w: SketchWriter, syms: list[str], shape: tuple[int, ...]) -> list[str]:
+    """``syms`` with every symbol that no declared tensor has as a whole dim replaced by its
+    captured size (a reduced dim whose inputs are all gathered, as ``emb(ids).sum(-1)`` reads the
+    table by ids: no tensor spans that dim, so the host could not bind its symbol). Call after
+    the declarations, before any body text uses the symbols."""
+    used = {d for dims in w.dims.values() for d in dims}
+    out = []
+    for sym, size in zip(syms, shape):
+        if sym in w.symbols and sym not in used:
+            w.symbols.remove(sym)
+            sym = str(size)
+        out.append(sym)
+    return out
+
+
 def access(v: Value, amap: list[int | None], idx: list[str]) -> str:
     """``v[...]`` with the region index ``idx[d]`` for mapped dims, 0 for broadcast ones."""
     parts = [idx[d] if d is not None else "0" for d in amap]
@@ -257,8 +324,11 @@ def expr_dtype(e: Expr, dtypes: dict[str, str]) -> str:
     if e.op in ("gt", "ge", "lt", "le", "eq", "ne", "logical_and", "logical_or", "logical_not",
                 "isnan", "isinf"):
         return "bool"
-    if e.op in ("numel",):
+    if e.op in ("numel", "index"):
         return "int"
+    if e.op == "gather":
+        d = dtypes.get(e.ref or "", "float32")
+        return "bool" if d == "bool" else ("float" if "float" in d else "int")
     if e.op in ("acc", "reduced"):
         return "float"
     kinds = {expr_dtype(a, dtypes) for a in (e.args[1:] if e.op == "where" else e.args)}

@@ -14,7 +14,8 @@ tensor, a second sums the chunks in a fixed order and runs the epilogue (``split
 from __future__ import annotations
 
 from akg_rag.lower.emit.common import (
-    NO_DEPS, Deps, ExprWriter, SketchWriter, align, cdiv_text, decompose, fit, next_pow2, prod_text,
+    NO_DEPS, Deps, ExprWriter, SketchWriter, align, cdiv_text, decompose, declare_inputs, fit, next_pow2,
+    prod_text,
 )
 from akg_rag.lower.region import Expr, GemmRegion, Value
 
@@ -42,10 +43,7 @@ def emit_gemm(region: GemmRegion, name: str) -> str:
     syms = bsyms + [M, N]
     amap_a = _operand(w, a, shape[:-2], bsyms, [M, K])
     amap_b = _operand(w, b, shape[:-2], bsyms, [K, N])
-    amaps = {}
-    for v in region.inputs:
-        amaps[v.name] = align(v, shape)
-        w.tensor(v, [syms[d] if d is not None else "1" for d in amaps[v.name]], "in")
+    amaps = declare_inputs(w, region.inputs, [o.expr for o in region.outputs], shape, syms)
     for o in region.outputs:
         if tuple(o.value.shape) != shape:
             raise ValueError(f"output {o.value.name} {o.value.shape} is not the GEMM result {shape}")
@@ -118,7 +116,9 @@ def emit_gemm(region: GemmRegion, name: str) -> str:
             loaded[e.ref] = (local, frozenset(deps) if deps else NO_DEPS)
         return loaded[e.ref]
 
-    ew = ExprWriter(w, 2, leaf)
+    # index leaves of the epilogue (triu/tril of a product): batch scalars, row and column tiles
+    pos = [(i, NO_DEPS) for i in bidx] + [(rm, frozenset({"m"})), (rn, frozenset({"n"}))]
+    ew = ExprWriter(w, 2, leaf, pos)
     ew.prepare(o.expr for o in region.outputs)
     out_idx = ", ".join(bidx + [f"{m0}:{m0} + {BM}", f"{n0}:{n0} + {BN}"])
     for o in region.outputs:

@@ -7,13 +7,16 @@ Two forms:
 * rows (when the last dim is long, >= ``ROWS_MIN_LAST`` elements): programs over (row, column
   block); the row's indices are scalars and the last dim a contiguous slice, so no division runs
   per element.
+
+``index`` leaves read the per-dim index tiles (the row's scalars and the column tile in the rows
+form); ``gather`` leaves are gather loads at their index expressions (common.ExprWriter).
 """
 
 from __future__ import annotations
 
 from akg_rag.lower.emit.common import (
-    Deps, ExprWriter, SketchWriter, access, cdiv_text, decompose, declare_input, fit, next_pow2,
-    prod_text,
+    NO_DEPS, Deps, ExprWriter, SketchWriter, access, cdiv_text, decompose, declare_inputs, fit,
+    next_pow2, prod_text,
 )
 from akg_rag.lower.region import Expr, PointwiseRegion
 
@@ -27,17 +30,20 @@ def emit_pointwise(region: PointwiseRegion, name: str) -> str:
     shape = tuple(region.shape) or (1,)
     w = SketchWriter(name, [*region.inputs, *(o.value for o in region.outputs)])
     syms = [w.symbol(f"D{i}") for i in range(len(region.shape))] or ["1"]
-    amaps = {v.name: declare_input(w, v, shape, syms) for v in region.inputs}
+    amaps = declare_inputs(w, region.inputs, [o.expr for o in region.outputs], shape, syms)
     for o in region.outputs:
         if tuple(o.value.shape or (1,)) != shape:
             raise ValueError(f"output {o.value.name} {o.value.shape} is not on the region shape {region.shape}")
         w.tensor(o.value, syms, "out")
     rows = len(region.shape) >= 1 and shape[-1] >= ROWS_MIN_LAST
     if rows:
-        idx, masks, need = _rows_prologue(w, shape, syms)
+        idx, masks, need, cols = _rows_prologue(w, shape, syms)
+        # the row's indices are scalars; the last dim's positions are the column tile
+        pos = [(i, NO_DEPS) for i in idx[:-1]] + [(cols, frozenset({"t"}))]
     else:
         idx, masks, need = _flat_prologue(w, syms)
-    _body(w, region, amaps, idx, masks, need, rows)
+        pos = [(i, frozenset({"t"})) for i in idx]
+    _body(w, region, amaps, idx, masks, need, rows, pos[:len(region.shape)])
     return w.text()
 
 
@@ -52,7 +58,7 @@ def _flat_prologue(w: SketchWriter, syms: list[str]) -> tuple[list[str], dict[st
     return idx, {"t": f"lt({offs}, {total})"}, ["t"]
 
 
-def _rows_prologue(w: SketchWriter, shape: tuple[int, ...], syms: list[str]) -> tuple[list[str], dict[str, str], list[str]]:
+def _rows_prologue(w: SketchWriter, shape: tuple[int, ...], syms: list[str]) -> tuple[list[str], dict[str, str], list[str], str]:
     block = w.param("BLOCK", min(ROW_BLOCK_MAX, next_pow2(shape[-1])))
     nb = cdiv_text(syms[-1], block)
     pid = w.fresh("pid")
@@ -65,11 +71,11 @@ def _rows_prologue(w: SketchWriter, shape: tuple[int, ...], syms: list[str]) -> 
     w.emit(2, f"{c0} = {cb} * {block}")
     w.emit(2, f"{cols} = {c0} + iota({block})")
     idx.append(f"{c0}:{c0} + {block}")
-    return idx, {"t": f"lt({cols}, {syms[-1]})"}, ["t"]
+    return idx, {"t": f"lt({cols}, {syms[-1]})"}, ["t"], cols
 
 
 def _body(w: SketchWriter, region: PointwiseRegion, amaps: dict, idx: list[str], masks: dict[str, str],
-          need: list[str], rows: bool) -> None:
+          need: list[str], rows: bool, pos: list) -> None:
     loaded: dict[str, tuple[str, Deps]] = {}
     by_name = {v.name: v for v in region.inputs}
     last = len(idx) - 1
@@ -87,7 +93,7 @@ def _body(w: SketchWriter, region: PointwiseRegion, amaps: dict, idx: list[str],
             loaded[e.ref] = (local, frozenset({"t"}) if varies else frozenset())
         return loaded[e.ref]
 
-    ew = ExprWriter(w, 2, leaf)
+    ew = ExprWriter(w, 2, leaf, pos)
     ew.prepare(o.expr for o in region.outputs)
     for o in region.outputs:
         text, deps = ew.write(o.expr)

@@ -21,8 +21,8 @@ from __future__ import annotations
 import math
 
 from akg_rag.lower.emit.common import (
-    NO_DEPS, Deps, ExprWriter, SketchWriter, access, cdiv_text, decompose, declare_input, expr_dtype,
-    fit, next_pow2, prod_text,
+    NO_DEPS, Deps, ExprWriter, SketchWriter, access, cdiv_text, decompose, declare_inputs, expr_dtype,
+    fit, next_pow2, pin_unbound, prod_text,
 )
 from akg_rag.lower.region import Expr, Reduction, ReductionRegion
 
@@ -49,11 +49,13 @@ class _Emitter:
         self.kept = [d for d in range(n) if d not in self.red]
         self.w = w = SketchWriter(name, [*r.inputs, *(o.value for o in r.outputs)])
         self.syms = [w.symbol(f"D{i}") for i in range(n)]
-        self.amaps = {v.name: declare_input(w, v, self.shape, self.syms) for v in r.inputs}
+        exprs = [red.expr for red in r.reductions] + [o.expr for o in r.outputs]
+        self.amaps = declare_inputs(w, r.inputs, exprs, self.shape, self.syms)
         self.by_name = {v.name: v for v in r.inputs}
         self.omaps: dict[str, list[int | None]] = {}
         for o in r.outputs:
             self.omaps[o.value.name] = self.declare_output(o.value, o.domain)
+        self.syms = pin_unbound(w, self.syms, self.shape)
         self.KN = prod_text(self.syms[d] for d in self.kept)
         self.RN = prod_text(self.syms[d] for d in self.red)
         dtypes = {v.name: v.dtype for v in r.inputs}
@@ -83,6 +85,11 @@ class _Emitter:
         def leaf(e: Expr) -> tuple[str, Deps]:
             if e.op == "numel":
                 return self.RN, NO_DEPS
+            if e.op == "index":  # the position along a domain dim: its index tile
+                d = int(e.value)  # type: ignore[arg-type]
+                if idx[d] is None:
+                    raise ValueError(f"an index leaf on reduced dim {d} outside the reduced dims' pass")
+                return idx[d], frozenset({"k" if d in self.kept else "r"})  # type: ignore[return-value]
             if e.op == "reduced":
                 if e.ref not in self.results:
                     raise ValueError(f"reduced leaf {e.ref!r} is read before its reduction")

@@ -15,7 +15,7 @@ A reverse scan visits positions ``L - 1 - r``. ``min`` is ``-scan_max(-x)`` (the
 from __future__ import annotations
 
 from akg_rag.lower.emit.common import (
-    NO_DEPS, Deps, ExprWriter, SketchWriter, cdiv_text, decompose, declare_input, expr_dtype, fit,
+    NO_DEPS, Deps, ExprWriter, SketchWriter, cdiv_text, decompose, declare_inputs, expr_dtype, fit,
     next_pow2, prod_text,
 )
 from akg_rag.lower.region import Expr, ScanRegion
@@ -41,7 +41,7 @@ def emit_scan(region: ScanRegion, name: str) -> str:
     kept = [d for d in range(n) if d != dim]
     w = SketchWriter(name, [*r.inputs, *(o.value for o in r.outputs)])
     syms = [w.symbol(f"D{i}") for i in range(n)]
-    amaps = {v.name: declare_input(w, v, shape, syms) for v in r.inputs}
+    amaps = declare_inputs(w, r.inputs, [r.expr, *(o.expr for o in r.outputs)], shape, syms)
     for o in r.outputs:
         if tuple(o.value.shape) != shape:
             raise ValueError(f"output {o.value.name} {o.value.shape} is not the scan domain {shape}")
@@ -104,7 +104,8 @@ def _block(w: SketchWriter, r: ScanRegion, depth: int, lanes: str, L: str, kidx:
             loaded[e.ref] = (local, frozenset(deps) if deps else NO_DEPS)
         return loaded[e.ref]
 
-    ew = ExprWriter(w, depth, leaf)
+    pos = [(i, frozenset({"r" if d == dim else "k"})) for d, i in enumerate(idx)]
+    ew = ExprWriter(w, depth, leaf, pos)
     ew.prepare([r.expr, *(o.expr for o in r.outputs)])
     text, _ = ew.write(r.expr)
     rmask = f"lt({rr}, {L})"
