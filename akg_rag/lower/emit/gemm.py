@@ -112,7 +112,8 @@ def emit_gemm(region: GemmRegion, name: str) -> str:
                 else:
                     parts.append(bidx[d] if d is not None else "0")
             local = w.fresh(f"{v.name}_v")
-            w.emit(2, f"load({v.name}[{', '.join(parts)}] -> {local})")
+            # a 0-d operand is declared [1] (the grammar has no rank-0 tensors): index it with 0
+            w.emit(2, f"load({v.name}[{', '.join(parts) or '0'}] -> {local})")
             loaded[e.ref] = (local, frozenset(deps) if deps else NO_DEPS)
         return loaded[e.ref]
 

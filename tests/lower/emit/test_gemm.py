@@ -68,3 +68,11 @@ def test_long_k_with_few_tiles_splits_k_and_sums_chunks_in_order(run):
     assert "SPLIT_K = 8" in text and "temp" in text
     got = run(reg, {"a": a, "b": b, "c": bias}, {"BM": 16, "BN": 16, "BK": 256})["y"]
     torch.testing.assert_close(got, a @ b + bias, rtol=1e-9, atol=1e-9)
+
+
+def test_zero_dim_epilogue_operand(run):
+    a, b, s = torch.randn(5, 7), torch.randn(7, 3), torch.tensor(0.25)
+    reg = GemmRegion(V("a", a), V("b", b), [V("s", s)],
+                     [Output(Value("y", (5, 3), "float32"), C("min", E("acc"), I("s")))], (5, 3))
+    got = run(reg, {"a": a, "b": b, "s": s.reshape(1)}, TILES)["y"]
+    torch.testing.assert_close(got, torch.clamp(a @ b, max=0.25), rtol=1e-5, atol=1e-5)
