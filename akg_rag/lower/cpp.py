@@ -17,7 +17,9 @@ so editing that one literal retiles the kernel.
 ``build_cpp_module(sources, name)`` returns the Python lines that build several kernels in one
 ``load_inline`` call. Flags are portable (no ``-march=native``): the verifier's build cache is keyed
 by source, torch, Python and machine architecture, not by CPU model, so a cached build may run on
-another CPU of the same architecture.
+another CPU of the same architecture. Instead each kernel body is compiled twice on x86, once for
+the base ISA and once under ``target("avx2,fma")`` (OpenMP's outlined loop bodies inherit it), and
+the entry function picks one per process with ``__builtin_cpu_supports``.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from akg_rag.sketch.validate import validate_sketch
 # -fno-trapping-math lets selects vectorise (neither changes a result: Linux masks FP traps).
 CFLAGS = ["-O3", "-fopenmp", "-fno-math-errno", "-fno-trapping-math"]
 LDFLAGS = ["-fopenmp"]
+AVX2_ATTR = '__attribute__((target("avx2,fma")))'
 TORCH_NAMES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64", "i8": "int8",
                "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8", "bool": "bool"}
 
@@ -66,8 +69,20 @@ def emit_cpp(sketch: Sketch, name: str) -> KernelSource:
     tunables = {names.tunables[p]: int(names.values[p]) for p in names.tunables}
     head = [f"constexpr int64_t {c} = {tunables[c]};  // tunable of {name}" for c in tunables]
     signature = ", ".join(f"torch::Tensor t_{t.name}" for t in args)
+    call = ", ".join(f"t_{t.name}" for t in args)
     doc = f"// {name}: the sketch {sketch.name!r} ({', '.join(f'{t.name} {t.direction}' for t in args)})"
-    code = "\n".join([PRELUDE.strip("\n"), "", *head, doc, f"void {name}({signature}) {{", *gen.lines, "}", ""])
+    code = "\n".join([
+        PRELUDE.strip("\n"), "", *head, doc,
+        # one body, compiled twice: for AVX2+FMA (8 floats a vector) and for the base x86-64 or
+        # other target; the entry picks one at run time, so the build stays portable
+        "#if AKG_X86", f"{AVX2_ATTR} static void {name}_avx2({signature}) {{", *gen.lines, "}", "#endif",
+        f"static void {name}_base({signature}) {{", *gen.lines, "}",
+        f"void {name}({signature}) {{",
+        "#if AKG_X86",
+        f"  if (akg::cpu_has_avx2_fma()) return {name}_avx2({call});",
+        "#endif",
+        f"  {name}_base({call});",
+        "}", ""])
     return KernelSource(code=code, entry=name, tunables=tunables, tensors=[t.name for t in args])
 
 

@@ -13,13 +13,14 @@ one, and a masked-off element reads from offset 0 (a valid address) before the s
 from __future__ import annotations
 
 from akg_rag.lower.cpp_expr import align, conv
-from akg_rag.lower.cpp_ops import OpsMixin, remap
+from akg_rag.lower.cpp_matmul import MatmulMixin
+from akg_rag.lower.cpp_ops import remap
 from akg_rag.lower.cpp_prelude import CLASS_TYPES, DTYPES
 from akg_rag.lower.cpp_shapes import Dim, Var
 from akg_rag.sketch.nodes import Access, Expr, Slice
 
 
-class AccessMixin(OpsMixin):
+class AccessMixin(MatmulMixin):
     """``access_shape``, ``emit_load`` and ``emit_store``."""
 
     def access_plan(self, a: Access) -> tuple[list[Dim], list[tuple]]:

@@ -1,4 +1,4 @@
-"""Tile-level C++ for the C++ backend: loop nests, reductions, scans and matmul.
+"""Tile-level C++ for the C++ backend: loop nests, reductions and scans.
 
 Each op becomes plain loops over a tile's extents that gcc vectorises: the innermost loop of an
 elementwise nest carries ``#pragma omp simd`` (its iterations write distinct elements); a
@@ -66,6 +66,9 @@ class OpsMixin(ExprMixin):
         raise NotImplementedError
 
     def new_tile(self, hint: str, shape: list[Dim], cls: str) -> Var:
+        raise NotImplementedError
+
+    def matmul(self, e: Call, into: Var | None) -> Var:
         raise NotImplementedError
 
     # ---- loops ----------------------------------------------------------------------------------
@@ -280,56 +283,3 @@ class OpsMixin(ExprMixin):
             self.line(f"{self.var_elem(out, idx)} = {value};")
         self.nest(s, first, ranges={ax: ("0", "1")})
         self.nest(s, later, ranges={ax: ("1", s[ax].text)})
-
-    # ---- matmul ---------------------------------------------------------------------------------
-    def matmul(self, e: Call, into: Var | None) -> Var:
-        """``matmul(a, b)`` into a fresh tile, or added onto ``into`` (an accumulator)."""
-        a, b = e.args
-        self.materialise(a)
-        self.materialise(b)
-        sa, sb = self.shape(a), self.shape(b)
-        out_shape = self.shape(e)
-        nb = len(out_shape) - 2
-        kdim = sa[-1]
-        out = into if into is not None else self.new_tile("mm", out_shape, "f")
-        rank = len(out_shape)
-
-        def a_at(bidx: list[str], i: str, k: str) -> str:
-            return self.operand(a, bidx + [i, k], rank, "f")
-
-        def b_at(bidx: list[str], k: str, j: str) -> str:
-            return self.operand(b, bidx + [k, j], rank, "f")
-
-        if isinstance(b, Call) and b.func == "transpose" and id(b) not in self.mat:
-            # b is a transposed tile: both operands run along k in memory, so a dot product per element
-            def dot(idx: list[str]) -> None:
-                bidx, i, j = idx[:nb], idx[nb], idx[nb + 1]
-                acc, k = self.fresh("acc"), self.fresh("k")
-                target = self.var_elem(out, remap(idx, out_shape, out.shape))
-                self.line(f"FT {acc} = {target if into is not None else 'FT(0)'};")
-                self.line(f"#pragma omp simd reduction(+:{acc})")
-                self.open(f"for (int64_t {k} = 0; {k} < {kdim.text}; ++{k})")
-                self.line(f"{acc} += {a_at(bidx, i, k)} * {b_at(bidx, k, j)};")
-                self.close()
-                self.line(f"{target} = {acc};")
-            self.nest(out_shape, dot, simd=False)
-            return out
-
-        def rows(idx: list[str]) -> None:
-            bidx, i = idx[:nb], idx[nb]
-            ncol = out_shape[-1].text
-
-            def at(j: str) -> str:
-                return self.var_elem(out, remap(bidx + [i, j], out_shape, out.shape))
-            if into is None:
-                j = self.fresh("j")
-                self.line("#pragma omp simd")
-                self.line(f"for (int64_t {j} = 0; {j} < {ncol}; ++{j}) {at(j)} = FT(0);")
-            k, av, j = self.fresh("k"), self.fresh("a"), self.fresh("j")
-            self.open(f"for (int64_t {k} = 0; {k} < {kdim.text}; ++{k})")
-            self.line(f"const FT {av} = {a_at(bidx, i, k)};")
-            self.line("#pragma omp simd")
-            self.line(f"for (int64_t {j} = 0; {j} < {ncol}; ++{j}) {at(j)} += {av} * {b_at(bidx, k, j)};")
-            self.close()
-        self.nest(out_shape[:-1], rows, simd=False)
-        return out

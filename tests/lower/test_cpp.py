@@ -193,10 +193,10 @@ sketch gemm_kn {
 }
 """
 
-SKETCHES["row_cumsum"] = """
+CUMSUM = """
 sketch row_cumsum {
   symbols: M, N
-  tensors: x[M, N]: f32 in; y[M, N]: f32 out
+  tensors: x[M, N]: DT in; y[M, N]: DT out
 
   @llm_hint("parallel", "core")
   for m in range(M):
@@ -204,6 +204,56 @@ sketch row_cumsum {
     load(x[m, 0:N] -> row)
     c = scan_sum(row, axis=0)
     store(c -> y[m, 0:N])
+}
+"""
+SKETCHES["row_cumsum"] = CUMSUM.replace("DT", "f32")
+SKETCHES["row_cumsum_f64"] = CUMSUM.replace("DT", "f64")
+
+SKETCHES["embedding"] = """
+sketch embedding {
+  symbols: L, V, D
+  tensors: ids[L]: i64 in; w[V, D]: f32 in; y[L, D]: f32 out
+  params: BL = 4
+
+  @llm_hint("parallel", "grid")
+  for l in range(0, L, BL):
+    idt = alloc([BL], i64)
+    load(ids[l:l + BL] -> idt)
+    rows = alloc([BL, D], f32)
+    load(w[idt, 0:D] -> rows)
+    store(rows -> y[l:l + BL, 0:D])
+}
+"""
+
+SKETCHES["scatter_rows"] = """
+sketch scatter_rows {
+  symbols: M, N
+  tensors: x[M, N]: f32 in; perm[M]: i64 in; y[M, N]: f32 out
+
+  @llm_hint("parallel", "grid")
+  for i in range(M):
+    r = alloc([1], i64)
+    load(perm[i:i + 1] -> r)
+    row = alloc([N], f32)
+    load(x[i, 0:N] -> row)
+    store(row -> y[r, 0:N])
+}
+"""
+
+SKETCHES["int_mask"] = """
+sketch int_mask {
+  symbols: L
+  tensors: x[L]: i32 in; y[L]: bool out; z[L]: i32 out
+  params: BLOCK = 16
+
+  @llm_hint("parallel", "grid")
+  for i in range(0, L, BLOCK):
+    t = alloc([BLOCK], i32)
+    load(x[i:i + BLOCK] -> t)
+    m = logical_and(gt(t, 0), lt(t % 3, 2))
+    store(m -> y[i:i + BLOCK])
+    q = where(m, t // 2, neg(t))
+    store(q -> z[i:i + BLOCK])
 }
 """
 
@@ -388,6 +438,40 @@ def test_scans_along_the_last_and_the_first_axis(ext):
     close(torch.cumsum(x, 0), y)
 
 
+def test_f64_scan_accumulates_in_double(ext):
+    x = torch.randn(3, 300, dtype=torch.float64) + 1e3     # large offset: float would drift
+    y = torch.empty_like(x)
+    ext.row_cumsum_f64(x, y)
+    close(torch.cumsum(x, 1), y)
+
+
+# ---- gathers and scatters -------------------------------------------------------------------------
+
+def test_embedding_gathers_rows_by_loaded_ids(ext):
+    ids, w = torch.tensor([3, 0, 7, 7, 2, 5, 1]), torch.randn(8, 10)
+    y = torch.empty(7, 10)
+    ext.embedding(ids, w, y)
+    close(w[ids], y)
+
+
+def test_store_through_an_index_tile_scatters_rows(ext):
+    x, perm = torch.randn(6, 9), torch.randperm(6)
+    y = torch.empty(6, 9)
+    ext.scatter_rows(x, perm, y)
+    expect = torch.empty_like(x)
+    expect[perm] = x
+    close(expect, y)
+
+
+def test_integer_and_bool_tensors(ext):
+    x = torch.randint(-20, 20, (37,), dtype=torch.int32)
+    y, z = torch.empty(37, dtype=torch.bool), torch.empty(37, dtype=torch.int32)
+    ext.int_mask(x, y, z)
+    m = (x > 0) & (torch.remainder(x, 3) < 2)
+    assert torch.equal(y, m)
+    assert torch.equal(z, torch.where(m, torch.div(x, 2, rounding_mode="floor"), -x))
+
+
 # ---- matmul ---------------------------------------------------------------------------------------
 
 def test_gemm_k_loop_with_bias_relu_epilogue(ext):
@@ -462,7 +546,9 @@ def test_generated_source_shape():
     src = emit_cpp(check_sketch(SKETCHES["center"]), "k7")
     assert src.entry == "k7" and src.tensors == ["x", "y"]        # the temp is not an argument
     assert "void k7(torch::Tensor t_x, torch::Tensor t_y)" in src.code
-    assert src.code.count("#pragma omp parallel") == 2           # one region per launch
+    # one region per launch, in each of the two copies of the body (base ISA and AVX2+FMA)
+    assert src.code.count("#pragma omp parallel") == 4
+    assert 'static void k7_avx2' in src.code and "__builtin_cpu_supports" in src.code
     assert "constexpr int64_t K7_BLOCK = 8;" in src.code
     assert "torch::empty({s_M}" in src.code                      # the temp, allocated by the host
     with pytest.raises(ValueError, match="repeat"):
