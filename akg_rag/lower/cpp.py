@@ -17,9 +17,10 @@ so editing that one literal retiles the kernel.
 ``build_cpp_module(sources, name)`` returns the Python lines that build several kernels in one
 ``load_inline`` call. Flags are portable (no ``-march=native``): the verifier's build cache is keyed
 by source, torch, Python and machine architecture, not by CPU model, so a cached build may run on
-another CPU of the same architecture. Instead each kernel body is compiled twice on x86, once for
-the base ISA and once under ``target("avx2,fma")`` (OpenMP's outlined loop bodies inherit it), and
-the entry function picks one per process with ``__builtin_cpu_supports``.
+another CPU of the same architecture. Instead each kernel body is compiled three times on x86:
+for AVX-512, for AVX2+FMA (``__attribute__((target(...)))``; OpenMP's outlined loop bodies
+inherit it) and for the base ISA, and the entry function picks one per process with
+``__builtin_cpu_supports``.
 """
 
 from __future__ import annotations
@@ -37,7 +38,10 @@ from akg_rag.sketch.validate import validate_sketch
 # -fno-trapping-math lets selects vectorise (neither changes a result: Linux masks FP traps).
 CFLAGS = ["-O3", "-fopenmp", "-fno-math-errno", "-fno-trapping-math"]
 LDFLAGS = ["-fopenmp"]
-AVX2_ATTR = '__attribute__((target("avx2,fma")))'
+# (suffix, attribute) of the x86 copies of each kernel, widest first; cpu_isa() numbers them
+ISAS = [("avx512", '__attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,'
+                   'prefer-vector-width=512")))'),
+        ("avx2", '__attribute__((target("avx2,fma")))')]
 TORCH_NAMES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64", "i8": "int8",
                "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8", "bool": "bool"}
 
@@ -73,13 +77,17 @@ def emit_cpp(sketch: Sketch, name: str) -> KernelSource:
     doc = f"// {name}: the sketch {sketch.name!r} ({', '.join(f'{t.name} {t.direction}' for t in args)})"
     code = "\n".join([
         PRELUDE.strip("\n"), "", *head, doc,
-        # one body, compiled twice: for AVX2+FMA (8 floats a vector) and for the base x86-64 or
-        # other target; the entry picks one at run time, so the build stays portable
-        "#if AKG_X86", f"{AVX2_ATTR} static void {name}_avx2({signature}) {{", *gen.lines, "}", "#endif",
+        # one body, compiled for AVX-512 (16 floats a vector), AVX2+FMA (8) and the base target;
+        # the entry picks one at run time, so the build flags stay portable
+        "#if AKG_X86",
+        *[line for isa, attr in ISAS for line in
+          (f"{attr} static void {name}_{isa}({signature}) {{", *gen.lines, "}")],
+        "#endif",
         f"static void {name}_base({signature}) {{", *gen.lines, "}",
         f"void {name}({signature}) {{",
         "#if AKG_X86",
-        f"  if (akg::cpu_has_avx2_fma()) return {name}_avx2({call});",
+        "  const int isa = akg::cpu_isa();",
+        *[f"  if (isa >= {len(ISAS) - k}) return {name}_{isa}({call});" for k, (isa, _) in enumerate(ISAS)],
         "#endif",
         f"  {name}_base({call});",
         "}", ""])

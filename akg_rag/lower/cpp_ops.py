@@ -21,6 +21,7 @@ NEUTRAL = {
     ("sum", "f"): "FT(0)", ("sum", "i"): "int64_t(0)", ("prod", "f"): "FT(1)", ("prod", "i"): "int64_t(1)",
     ("max", "f"): "-std::numeric_limits<FT>::infinity()", ("max", "i"): "std::numeric_limits<int64_t>::lowest()",
     ("min", "f"): "std::numeric_limits<FT>::infinity()", ("min", "i"): "std::numeric_limits<int64_t>::max()",
+    ("sum", "d"): "0.0", ("prod", "d"): "1.0",
 }
 OMP_OP = {"sum": "+", "prod": "*", "max": "max", "min": "min"}
 
@@ -244,6 +245,9 @@ class OpsMixin(ExprMixin):
 
     # ---- scans ----------------------------------------------------------------------------------
     def scan(self, e: Call) -> None:
+        """Inclusive prefix scan. Float sums and products run in double, as torch's CPU cumsum and
+        cumprod accumulate: a scan adds its elements one after another, so float rounding errors
+        would grow with the length of the row."""
         src = e.args[0]
         s, kind = self.shape(src), e.func[len("scan_"):]
         cls = promote(self.cls(src))
@@ -253,33 +257,24 @@ class OpsMixin(ExprMixin):
             return
         ax = int(num_value(e.kwargs["axis"])) % len(s)
         out = self.result(e, s, cls)
+        acc = "d" if cls == "f" and kind != "max" else cls
+        atype, otype = CLASS_TYPES[acc], CLASS_TYPES[cls]
+
+        def step(run: str, idx: list[str]) -> None:
+            t, c = self.elem(src, idx)
+            self.line(combine(kind, run, f"{atype}({conv(t, c, cls)})"))
+            self.line(f"{self.var_elem(out, idx)} = {otype}({run});")
         if last_axis(s, ax):
             def row(oidx: list[str]) -> None:
                 run, r = self.fresh("run"), self.fresh("k")
-                self.line(f"{CLASS_TYPES[cls]} {run} = {NEUTRAL[(kind, cls)]};")
+                self.line(f"{atype} {run} = {NEUTRAL[(kind, acc)]};")
                 self.open(f"for (int64_t {r} = 0; {r} < {s[ax].text}; ++{r})")
-                full = oidx[:ax] + [r] + oidx[ax:]
-                t, c = self.elem(src, full)
-                self.line(combine(kind, run, conv(t, c, cls)))
-                self.line(f"{self.var_elem(out, full)} = {run};")
+                step(run, oidx[:ax] + [r] + oidx[ax:])
                 self.close()
             self.nest(s[:ax] + s[ax + 1:], row, simd=False)
             return
-
-        def first(idx: list[str]) -> None:
-            t, c = self.elem(src, idx)
-            self.line(f"{self.var_elem(out, idx)} = {conv(t, c, cls)};")
-
-        def later(idx: list[str]) -> None:
-            prev = idx[:ax] + [f"({idx[ax]} - 1)"] + idx[ax + 1:]
-            t, c = self.elem(src, idx)
-            v = conv(t, c, cls)
-            if kind == "sum":
-                value = f"{self.var_elem(out, prev)} + {v}"
-            elif kind == "prod":
-                value = f"{self.var_elem(out, prev)} * {v}"
-            else:
-                value = f"akg::v{kind}({self.var_elem(out, prev)}, {v})"
-            self.line(f"{self.var_elem(out, idx)} = {value};")
-        self.nest(s, first, ranges={ax: ("0", "1")})
-        self.nest(s, later, ranges={ax: ("1", s[ax].text)})
+        # one running value per position of the other axes, swept in memory order
+        rest = s[:ax] + s[ax + 1:]
+        runs = self.new_tile("run", rest, acc)
+        self.nest(rest, lambda idx: self.line(f"{self.var_elem(runs, idx)} = {NEUTRAL[(kind, acc)]};"))
+        self.nest(s, lambda idx: step(self.var_elem(runs, idx[:ax] + idx[ax + 1:]), idx))

@@ -26,7 +26,8 @@ DTYPES: dict[str, tuple[str, str, str]] = {
 }
 
 # value class -> C++ type of a local value
-CLASS_TYPES: dict[str, str] = {"f": "FT", "i": "int64_t", "b": "bool"}
+CLASS_TYPES: dict[str, str] = {"f": "FT", "i": "int64_t", "b": "bool",
+                               "d": "double"}   # d: a scan's running sums, never a sketch value
 
 # Tiles whose size is a compile-time constant live on the thread's stack up to this many bytes;
 # larger ones (a search may raise a tile parameter) go to the heap, chosen at compile time.
@@ -55,10 +56,13 @@ PRELUDE = r"""
 namespace akg {
 
 #if AKG_X86
-// Whether this CPU runs the AVX2+FMA copy of each kernel (asked once per process).
-inline bool cpu_has_avx2_fma() {
-  static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return yes;
+// Which copy of each kernel this CPU runs (asked once per process): 2 for AVX-512 (F, VL, BW,
+// DQ), 1 for AVX2 with FMA, 0 for the base instruction set.
+inline int cpu_isa() {
+  static const int isa = (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+                          __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq")) ? 2
+                         : (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) ? 1 : 0;
+  return isa;
 }
 #endif
 

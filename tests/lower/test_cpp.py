@@ -209,6 +209,24 @@ sketch row_cumsum {
 SKETCHES["row_cumsum"] = CUMSUM.replace("DT", "f32")
 SKETCHES["row_cumsum_f64"] = CUMSUM.replace("DT", "f64")
 
+SKETCHES["last_block_sum"] = """
+sketch last_block_sum {
+  symbols: M, N
+  tensors: x[M, N]: f32 in; y[M]: f32 out
+  params: BLOCK = 4
+
+  @llm_hint("parallel", "core")
+  for m in range(M):
+    acc = alloc([1], f32, init=0)
+    for k in range(0, N, BLOCK):
+      acc = alloc([1], f32, init=0)
+      t = alloc([BLOCK], f32)
+      load(x[m, k:k + BLOCK] -> t)
+      acc = add(acc, reduce_sum(t, axis=0))
+    store(acc -> y[m:m + 1])
+}
+"""
+
 SKETCHES["embedding"] = """
 sketch embedding {
   symbols: L, V, D
@@ -438,6 +456,21 @@ def test_scans_along_the_last_and_the_first_axis(ext):
     close(torch.cumsum(x, 0), y)
 
 
+def test_alloc_inside_a_loop_resets_the_local_made_before_it(ext):
+    x = torch.randn(3, 10)
+    y = torch.empty(3)
+    ext.last_block_sum(x, y)            # each iteration restarts acc: the last block's sum remains
+    close(x[:, 8:].sum(1), y)
+
+
+def test_long_f32_scan_keeps_torch_accuracy(ext):
+    torch.manual_seed(0)
+    x = torch.randn(4, 32768)    # float running sums miss 1e-4 at 227 zero crossings here
+    y = torch.empty_like(x)
+    ext.row_cumsum(x, y)
+    close(torch.cumsum(x, 1), y)
+
+
 def test_f64_scan_accumulates_in_double(ext):
     x = torch.randn(3, 300, dtype=torch.float64) + 1e3     # large offset: float would drift
     y = torch.empty_like(x)
@@ -546,9 +579,10 @@ def test_generated_source_shape():
     src = emit_cpp(check_sketch(SKETCHES["center"]), "k7")
     assert src.entry == "k7" and src.tensors == ["x", "y"]        # the temp is not an argument
     assert "void k7(torch::Tensor t_x, torch::Tensor t_y)" in src.code
-    # one region per launch, in each of the two copies of the body (base ISA and AVX2+FMA)
-    assert src.code.count("#pragma omp parallel") == 4
-    assert 'static void k7_avx2' in src.code and "__builtin_cpu_supports" in src.code
+    # one region per launch, in each of the three copies of the body (AVX-512, AVX2+FMA, base)
+    assert src.code.count("#pragma omp parallel") == 6
+    assert "static void k7_avx512" in src.code and "static void k7_avx2" in src.code
+    assert "if (isa >= 2) return k7_avx512(t_x, t_y);" in src.code
     assert "constexpr int64_t K7_BLOCK = 8;" in src.code
     assert "torch::empty({s_M}" in src.code                      # the temp, allocated by the host
     with pytest.raises(ValueError, match="repeat"):
