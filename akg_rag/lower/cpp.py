@@ -127,6 +127,8 @@ def _checks(gen: KernelGen, kernel: str, args: list) -> None:
         gen.line(f'TORCH_CHECK_TYPE({v}.scalar_type() == {scalar}, "{kernel}: tensor \'{t.name}\' must be '
                  f'{TORCH_NAMES[t.dtype]}, got ", {v}.scalar_type());')
         shape = "[" + ", ".join(print_expr(d) for d in t.shape) + "]"
+        if len(t.shape) == 1:   # a 0-d tensor (a scalar result, as torch returns one) for a [1]
+            gen.line(f"if ({v}.dim() == 0) {v} = {v}.view({{1}});")
         gen.line(f'TORCH_CHECK_VALUE({v}.dim() == {len(t.shape)}, "{kernel}: tensor \'{t.name}\' must have '
                  f'{len(t.shape)} dims {shape}, got ", {v}.sizes());')
 

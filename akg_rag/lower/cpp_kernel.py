@@ -22,10 +22,6 @@ from akg_rag.lower.typed import Launch
 from akg_rag.sketch.nodes import Access, Alloc, Assign, BinOp, Call, For, Load, Slice, Stmt, Store
 
 
-def is_parallel(s: Stmt) -> bool:
-    return isinstance(s, For) and any(h.kind == "parallel" for h in s.hints)
-
-
 def access_names(a: Access) -> set[str]:
     out: set[str] = set()
     for ix in a.indices:

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Callable
 
-from akg_rag.lower.cpp_expr import ExprMixin, align, conv, offset
+from akg_rag.lower.cpp_expr import ExprMixin, conv, offset
 from akg_rag.lower.cpp_prelude import CLASS_TYPES
-from akg_rag.lower.cpp_shapes import Dim, Var, fail, num_value, promote
+from akg_rag.lower.cpp_shapes import Dim, Var, num_value, promote
 from akg_rag.sketch import vocab
 from akg_rag.sketch.nodes import BinOp, Call, Expr, Name, Neg
 

@@ -429,6 +429,13 @@ def test_mean_over_non_trailing_dims_through_gathers(ext):
     close(x.mean(dim=(0, 2)), y)
 
 
+def test_a_zero_dim_tensor_passes_for_a_one_element_dimension(ext):
+    x = torch.randn(3, 1, 7)
+    y = torch.empty(())                 # a scalar result, as torch returns it
+    ext.mean_02(x, y)
+    close(x.mean(), y)
+
+
 def test_max_pool_with_padding_and_stride(ext):
     x = torch.randn(2, 3, 9, 8)
     ref = F.max_pool2d(x, 3, 2, 1)
