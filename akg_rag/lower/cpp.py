@@ -17,7 +17,10 @@ so editing that one literal retiles the kernel.
 ``build_cpp_module(sources, name)`` returns the Python lines that build several kernels in one
 ``load_inline`` call. Flags are portable (no ``-march=native``): the verifier's build cache is keyed
 by source, torch, Python and machine architecture, not by CPU model, so a cached build may run on
-another CPU of the same architecture.
+another CPU of the same architecture. Instead each kernel body is compiled three times on x86:
+for AVX-512, for AVX2+FMA (``__attribute__((target(...)))``; OpenMP's outlined loop bodies
+inherit it) and for the base ISA, and the entry function picks one per process with
+``__builtin_cpu_supports``.
 """
 
 from __future__ import annotations
@@ -35,6 +38,10 @@ from akg_rag.sketch.validate import validate_sketch
 # -fno-trapping-math lets selects vectorise (neither changes a result: Linux masks FP traps).
 CFLAGS = ["-O3", "-fopenmp", "-fno-math-errno", "-fno-trapping-math"]
 LDFLAGS = ["-fopenmp"]
+# (suffix, attribute) of the x86 copies of each kernel, widest first; cpu_isa() numbers them
+ISAS = [("avx512", '__attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma,'
+                   'prefer-vector-width=512")))'),
+        ("avx2", '__attribute__((target("avx2,fma")))')]
 TORCH_NAMES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64", "i8": "int8",
                "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8", "bool": "bool"}
 
@@ -66,8 +73,24 @@ def emit_cpp(sketch: Sketch, name: str) -> KernelSource:
     tunables = {names.tunables[p]: int(names.values[p]) for p in names.tunables}
     head = [f"constexpr int64_t {c} = {tunables[c]};  // tunable of {name}" for c in tunables]
     signature = ", ".join(f"torch::Tensor t_{t.name}" for t in args)
+    call = ", ".join(f"t_{t.name}" for t in args)
     doc = f"// {name}: the sketch {sketch.name!r} ({', '.join(f'{t.name} {t.direction}' for t in args)})"
-    code = "\n".join([PRELUDE.strip("\n"), "", *head, doc, f"void {name}({signature}) {{", *gen.lines, "}", ""])
+    code = "\n".join([
+        PRELUDE.strip("\n"), "", *head, doc,
+        # one body, compiled for AVX-512 (16 floats a vector), AVX2+FMA (8) and the base target;
+        # the entry picks one at run time, so the build flags stay portable
+        "#if AKG_X86",
+        *[line for isa, attr in ISAS for line in
+          (f"{attr} static void {name}_{isa}({signature}) {{", *gen.lines, "}")],
+        "#endif",
+        f"static void {name}_base({signature}) {{", *gen.lines, "}",
+        f"void {name}({signature}) {{",
+        "#if AKG_X86",
+        "  const int isa = akg::cpu_isa();",
+        *[f"  if (isa >= {len(ISAS) - k}) return {name}_{isa}({call});" for k, (isa, _) in enumerate(ISAS)],
+        "#endif",
+        f"  {name}_base({call});",
+        "}", ""])
     return KernelSource(code=code, entry=name, tunables=tunables, tensors=[t.name for t in args])
 
 
@@ -104,6 +127,8 @@ def _checks(gen: KernelGen, kernel: str, args: list) -> None:
         gen.line(f'TORCH_CHECK_TYPE({v}.scalar_type() == {scalar}, "{kernel}: tensor \'{t.name}\' must be '
                  f'{TORCH_NAMES[t.dtype]}, got ", {v}.scalar_type());')
         shape = "[" + ", ".join(print_expr(d) for d in t.shape) + "]"
+        if len(t.shape) == 1:   # a 0-d tensor (a scalar result, as torch returns one) for a [1]
+            gen.line(f"if ({v}.dim() == 0) {v} = {v}.view({{1}});")
         gen.line(f'TORCH_CHECK_VALUE({v}.dim() == {len(t.shape)}, "{kernel}: tensor \'{t.name}\' must have '
                  f'{len(t.shape)} dims {shape}, got ", {v}.sizes());')
 

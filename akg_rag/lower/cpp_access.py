@@ -12,14 +12,17 @@ one, and a masked-off element reads from offset 0 (a valid address) before the s
 
 from __future__ import annotations
 
+from typing import Callable
+
 from akg_rag.lower.cpp_expr import align, conv
-from akg_rag.lower.cpp_ops import OpsMixin, remap
+from akg_rag.lower.cpp_matmul import MatmulMixin
+from akg_rag.lower.cpp_ops import remap
 from akg_rag.lower.cpp_prelude import CLASS_TYPES, DTYPES
 from akg_rag.lower.cpp_shapes import Dim, Var
 from akg_rag.sketch.nodes import Access, Expr, Slice
 
 
-class AccessMixin(OpsMixin):
+class AccessMixin(MatmulMixin):
     """``access_shape``, ``emit_load`` and ``emit_store``."""
 
     def access_plan(self, a: Access) -> tuple[list[Dim], list[tuple]]:
@@ -55,7 +58,14 @@ class AccessMixin(OpsMixin):
     def emit_store(self, src: Var, a: Access) -> None:
         self._access(a, src, None, load=False)
 
-    def _access(self, a: Access, local: Var, other: Expr | None, load: bool) -> None:
+    def emit_store_value(self, a: Access, vshape: list[Dim], value: Callable[[list[str]], str],
+                         cls: str) -> None:
+        """Store an expression straight into a tensor (no tile in between): ``value(idx)`` is the
+        C++ text of its element, of class ``cls``, at an index of a ``vshape`` tile."""
+        self._access(a, Var("value", "", vshape, cls), None, load=False, value=value)
+
+    def _access(self, a: Access, local: Var, other: Expr | None, load: bool,
+                value: Callable[[list[str]], str] | None = None) -> None:
         name = a.tensor
         ctype, _, tcls = DTYPES[self.names.tensors[name].dtype]
         shape, plan = self.access_plan(a)
@@ -68,6 +78,8 @@ class AccessMixin(OpsMixin):
             other_text = conv("0", "i", local.cls)
 
         def local_at(idx: list[str]) -> str:
+            if value is not None:
+                return value(remap(idx, shape, local.shape))
             return self.var_elem(local, remap(idx, shape, local.shape)) if local.is_tile else local.cname
 
         def read(off: str) -> str:

@@ -22,10 +22,6 @@ from akg_rag.lower.typed import Launch
 from akg_rag.sketch.nodes import Access, Alloc, Assign, BinOp, Call, For, Load, Slice, Stmt, Store
 
 
-def is_parallel(s: Stmt) -> bool:
-    return isinstance(s, For) and any(h.kind == "parallel" for h in s.hints)
-
-
 def access_names(a: Access) -> set[str]:
     out: set[str] = set()
     for ix in a.indices:
@@ -69,6 +65,7 @@ class KernelGen(AccessMixin):
         self.scopes: list[dict[str, Var]] = [{}]
         self.loops: list[dict[str, str]] = [{}]
         self.decls: list[str] | None = None
+        self.by_uid: dict[int, Var] = {}   # typed's local identity -> its C++ variable
 
     # ---- emitter --------------------------------------------------------------------------------
     def line(self, text: str) -> None:
@@ -128,8 +125,13 @@ class KernelGen(AccessMixin):
 
     # ---- statements -----------------------------------------------------------------------------
     def block(self, body: list[Stmt]) -> None:
+        fused: set[int] = set()
         for k, s in enumerate(body):
-            if isinstance(s, For):
+            if k in fused:
+                continue
+            if isinstance(s, Assign) and self.store_fused(s, body, k):
+                fused.add(k + 1)
+            elif isinstance(s, For):
                 self.loop(s)
             elif isinstance(s, Alloc):
                 self.alloc(s, body[k + 1:])
@@ -154,20 +156,24 @@ class KernelGen(AccessMixin):
     def alloc(self, s: Alloc, rest: list[Stmt]) -> None:
         shape = [self.dim(d) for d in s.shape]
         cls = DTYPES[s.dtype][2]
-        var = self.scopes[-1].get(s.target)
-        if var is None or not var.is_tile or var.shape != shape or var.cls != cls:
-            var = self.new_tile(s.target, shape, cls)
-            var.name = s.target
+        uid = self.names.typed.definition(s).local
+        var = self.by_uid.get(uid)   # an alloc inside a loop of a local made before it: that local
+        if var is None:
+            var = self.scopes[-1].get(s.target)
+            if var is None or not var.is_tile or var.shape != shape or var.cls != cls:
+                var = self.new_tile(s.target, shape, cls)
+                var.name = s.target
             self.scopes[-1][s.target] = var
+            self.by_uid[uid] = var
         nxt = next((r for r in rest if mentions(r, s.target)), None)
         if s.init is None and nxt is not None and overwrites(nxt, s.target):
             return   # the next use writes every element first: no fill
         if s.init is not None:
             t, c = self.elem(s.init, [])
-            value = conv(t, c, cls)
+            value = conv(t, c, var.cls)
         else:
-            value = conv("0", "i", cls)
-        self.nest(shape, lambda idx: self.line(f"{var.cname}[{offset(idx, shape)}] = {value};"))
+            value = conv("0", "i", var.cls)
+        self.write(var, [], lambda idx: value, var.cls)
 
     def assign(self, s: Assign) -> None:
         var = self.lookup(s.target)
@@ -179,17 +185,41 @@ class KernelGen(AccessMixin):
             if not vshape:
                 cname, cls = self.fresh(f"v_{s.target}"), self.local_cls(s)
                 self.line(f"{CLASS_TYPES[cls]} {cname} = {conv(self.elem(s.value, [])[0], vcls, cls)};")
-                self.scopes[-1][s.target] = Var(s.target, cname, [], cls)
+                var = self.scopes[-1][s.target] = Var(s.target, cname, [], cls)
+                self.by_uid[self.names.typed.definition(s).local] = var
                 return
             var = self.new_tile(s.target, vshape, self.local_cls(s))
             var.name = s.target
             self.scopes[-1][s.target] = var
+            self.by_uid[self.names.typed.definition(s).local] = var
         elif var.is_tile and vshape and self.hazard(s, var, vshape):
             tmp = self.new_tile("h", vshape, vcls)
             self.write(tmp, vshape, lambda idx: self.elem(s.value, idx)[0], vcls)
             self.write(var, vshape, lambda idx: self.var_elem(tmp, idx), vcls)
             return
         self.write(var, vshape, lambda idx: self.elem(s.value, idx)[0], vcls)
+
+    def store_fused(self, s: Assign, body: list[Stmt], k: int) -> bool:
+        """``t = value`` followed by ``store(t -> x[...])`` and no other use of ``t``: compute the
+        value inside the store's loop (one pass over the tile less). Only for a local of this
+        block, so that no later iteration or enclosing code can read it."""
+        nxt = body[k + 1] if k + 1 < len(body) else None
+        if not isinstance(nxt, Store) or nxt.src != s.target or s.target in expr_names(s.value):
+            return False
+        if any(mentions(r, s.target) for r in body[k + 2:]):
+            return False
+        if self.lookup(s.target) is not None and s.target not in self.scopes[-1]:
+            return False
+        if any(s.target in access_names(r.dst) for r in (nxt,)):
+            return False
+        vshape, vcls, lcls = self.shape(s.value), self.cls(s.value), self.local_cls(s)
+        if not vshape:
+            return False
+        self.prepare(s.value)
+        for e in self.access_exprs(nxt.dst):
+            self.prepare(e)
+        self.emit_store_value(nxt.dst, vshape, lambda idx: conv(self.elem(s.value, idx)[0], vcls, lcls), lcls)
+        return True
 
     def local_cls(self, s: Stmt) -> str:
         """Class of the local a statement defines (typed: the promotion of every value it takes)."""
@@ -252,6 +282,7 @@ class KernelGen(AccessMixin):
                 self.line(f"{CLASS_TYPES[cls]} {cname};")
                 var = Var(s.dst, cname, [], cls)
             self.scopes[-1][s.dst] = var
+            self.by_uid[self.names.typed.definition(s).local] = var
         elif s.dst in access_names(s.src):
             tmp = self.new_tile("h", shape, var.cls) if shape else None
             if tmp is not None:
@@ -303,8 +334,10 @@ class KernelGen(AccessMixin):
             self.block(body)
         inner, self.lines = self.lines, outer
         self.depth = depth
-        for d in self.decls:
-            self.line(d)
+        used = "\n".join(inner)
+        for d in self.decls:   # a tile whose every use was fused away needs no storage
+            if d.split("__restrict__ ", 1)[1].split(" ", 1)[0] in used:
+                self.line(d)
         self.decls = None
         self.line("#pragma omp for schedule(static)")
         self.open(f"for (int64_t gid_ = 0; gid_ < {total}; ++gid_)")

@@ -1,4 +1,4 @@
-"""Tile-level C++ for the C++ backend: loop nests, reductions, scans and matmul.
+"""Tile-level C++ for the C++ backend: loop nests, reductions and scans.
 
 Each op becomes plain loops over a tile's extents that gcc vectorises: the innermost loop of an
 elementwise nest carries ``#pragma omp simd`` (its iterations write distinct elements); a
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Callable
 
-from akg_rag.lower.cpp_expr import ExprMixin, align, conv, offset
+from akg_rag.lower.cpp_expr import ExprMixin, conv, offset
 from akg_rag.lower.cpp_prelude import CLASS_TYPES
-from akg_rag.lower.cpp_shapes import Dim, Var, fail, num_value, promote
+from akg_rag.lower.cpp_shapes import Dim, Var, num_value, promote
 from akg_rag.sketch import vocab
 from akg_rag.sketch.nodes import BinOp, Call, Expr, Name, Neg
 
@@ -21,6 +21,7 @@ NEUTRAL = {
     ("sum", "f"): "FT(0)", ("sum", "i"): "int64_t(0)", ("prod", "f"): "FT(1)", ("prod", "i"): "int64_t(1)",
     ("max", "f"): "-std::numeric_limits<FT>::infinity()", ("max", "i"): "std::numeric_limits<int64_t>::lowest()",
     ("min", "f"): "std::numeric_limits<FT>::infinity()", ("min", "i"): "std::numeric_limits<int64_t>::max()",
+    ("sum", "d"): "0.0", ("prod", "d"): "1.0",
 }
 OMP_OP = {"sum": "+", "prod": "*", "max": "max", "min": "min"}
 
@@ -66,6 +67,9 @@ class OpsMixin(ExprMixin):
         raise NotImplementedError
 
     def new_tile(self, hint: str, shape: list[Dim], cls: str) -> Var:
+        raise NotImplementedError
+
+    def matmul(self, e: Call, into: Var | None) -> Var:
         raise NotImplementedError
 
     # ---- loops ----------------------------------------------------------------------------------
@@ -241,6 +245,9 @@ class OpsMixin(ExprMixin):
 
     # ---- scans ----------------------------------------------------------------------------------
     def scan(self, e: Call) -> None:
+        """Inclusive prefix scan. Float sums and products run in double, as torch's CPU cumsum and
+        cumprod accumulate: a scan adds its elements one after another, so float rounding errors
+        would grow with the length of the row."""
         src = e.args[0]
         s, kind = self.shape(src), e.func[len("scan_"):]
         cls = promote(self.cls(src))
@@ -250,86 +257,24 @@ class OpsMixin(ExprMixin):
             return
         ax = int(num_value(e.kwargs["axis"])) % len(s)
         out = self.result(e, s, cls)
+        acc = "d" if cls == "f" and kind != "max" else cls
+        atype, otype = CLASS_TYPES[acc], CLASS_TYPES[cls]
+
+        def step(run: str, idx: list[str]) -> None:
+            t, c = self.elem(src, idx)
+            self.line(combine(kind, run, f"{atype}({conv(t, c, cls)})"))
+            self.line(f"{self.var_elem(out, idx)} = {otype}({run});")
         if last_axis(s, ax):
             def row(oidx: list[str]) -> None:
                 run, r = self.fresh("run"), self.fresh("k")
-                self.line(f"{CLASS_TYPES[cls]} {run} = {NEUTRAL[(kind, cls)]};")
+                self.line(f"{atype} {run} = {NEUTRAL[(kind, acc)]};")
                 self.open(f"for (int64_t {r} = 0; {r} < {s[ax].text}; ++{r})")
-                full = oidx[:ax] + [r] + oidx[ax:]
-                t, c = self.elem(src, full)
-                self.line(combine(kind, run, conv(t, c, cls)))
-                self.line(f"{self.var_elem(out, full)} = {run};")
+                step(run, oidx[:ax] + [r] + oidx[ax:])
                 self.close()
             self.nest(s[:ax] + s[ax + 1:], row, simd=False)
             return
-
-        def first(idx: list[str]) -> None:
-            t, c = self.elem(src, idx)
-            self.line(f"{self.var_elem(out, idx)} = {conv(t, c, cls)};")
-
-        def later(idx: list[str]) -> None:
-            prev = idx[:ax] + [f"({idx[ax]} - 1)"] + idx[ax + 1:]
-            t, c = self.elem(src, idx)
-            v = conv(t, c, cls)
-            if kind == "sum":
-                value = f"{self.var_elem(out, prev)} + {v}"
-            elif kind == "prod":
-                value = f"{self.var_elem(out, prev)} * {v}"
-            else:
-                value = f"akg::v{kind}({self.var_elem(out, prev)}, {v})"
-            self.line(f"{self.var_elem(out, idx)} = {value};")
-        self.nest(s, first, ranges={ax: ("0", "1")})
-        self.nest(s, later, ranges={ax: ("1", s[ax].text)})
-
-    # ---- matmul ---------------------------------------------------------------------------------
-    def matmul(self, e: Call, into: Var | None) -> Var:
-        """``matmul(a, b)`` into a fresh tile, or added onto ``into`` (an accumulator)."""
-        a, b = e.args
-        self.materialise(a)
-        self.materialise(b)
-        sa, sb = self.shape(a), self.shape(b)
-        out_shape = self.shape(e)
-        nb = len(out_shape) - 2
-        kdim = sa[-1]
-        out = into if into is not None else self.new_tile("mm", out_shape, "f")
-        rank = len(out_shape)
-
-        def a_at(bidx: list[str], i: str, k: str) -> str:
-            return self.operand(a, bidx + [i, k], rank, "f")
-
-        def b_at(bidx: list[str], k: str, j: str) -> str:
-            return self.operand(b, bidx + [k, j], rank, "f")
-
-        if isinstance(b, Call) and b.func == "transpose" and id(b) not in self.mat:
-            # b is a transposed tile: both operands run along k in memory, so a dot product per element
-            def dot(idx: list[str]) -> None:
-                bidx, i, j = idx[:nb], idx[nb], idx[nb + 1]
-                acc, k = self.fresh("acc"), self.fresh("k")
-                target = self.var_elem(out, remap(idx, out_shape, out.shape))
-                self.line(f"FT {acc} = {target if into is not None else 'FT(0)'};")
-                self.line(f"#pragma omp simd reduction(+:{acc})")
-                self.open(f"for (int64_t {k} = 0; {k} < {kdim.text}; ++{k})")
-                self.line(f"{acc} += {a_at(bidx, i, k)} * {b_at(bidx, k, j)};")
-                self.close()
-                self.line(f"{target} = {acc};")
-            self.nest(out_shape, dot, simd=False)
-            return out
-
-        def rows(idx: list[str]) -> None:
-            bidx, i = idx[:nb], idx[nb]
-            ncol = out_shape[-1].text
-
-            def at(j: str) -> str:
-                return self.var_elem(out, remap(bidx + [i, j], out_shape, out.shape))
-            if into is None:
-                j = self.fresh("j")
-                self.line("#pragma omp simd")
-                self.line(f"for (int64_t {j} = 0; {j} < {ncol}; ++{j}) {at(j)} = FT(0);")
-            k, av, j = self.fresh("k"), self.fresh("a"), self.fresh("j")
-            self.open(f"for (int64_t {k} = 0; {k} < {kdim.text}; ++{k})")
-            self.line(f"const FT {av} = {a_at(bidx, i, k)};")
-            self.line("#pragma omp simd")
-            self.line(f"for (int64_t {j} = 0; {j} < {ncol}; ++{j}) {at(j)} += {av} * {b_at(bidx, k, j)};")
-            self.close()
-        self.nest(out_shape[:-1], rows, simd=False)
-        return out
+        # one running value per position of the other axes, swept in memory order
+        rest = s[:ax] + s[ax + 1:]
+        runs = self.new_tile("run", rest, acc)
+        self.nest(rest, lambda idx: self.line(f"{self.var_elem(runs, idx)} = {NEUTRAL[(kind, acc)]};"))
+        self.nest(s, lambda idx: step(self.var_elem(runs, idx[:ax] + idx[ax + 1:]), idx))

@@ -16,7 +16,6 @@ from akg_rag.lower.sizes import ONE as ONE_SIZE, Size, size_of
 from akg_rag.lower.typed import TypedSketch, slice_extent
 from akg_rag.sketch import vocab
 from akg_rag.sketch.nodes import BinOp, Call, Expr, Name, Neg, Num, ParamDecl, Sketch, Str
-from akg_rag.sketch.printer import print_expr
 
 ONE = ONE_SIZE.key
 KINDS = {"float": "f", "int": "i", "bool": "b"}   # typed's element kinds -> value classes
@@ -303,8 +302,3 @@ def _axis(e: Call, rank: int) -> int:
     if not isinstance(v, int) or not -rank <= v < max(rank, 1):
         raise fail(f"{e.func}: axis out of range for a rank-{rank} value", e)
     return v % max(rank, 1)
-
-
-def opaque_text(e: Expr) -> str:
-    """Printed form of an expression (for messages)."""
-    return print_expr(e)

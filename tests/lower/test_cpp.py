@@ -193,10 +193,10 @@ sketch gemm_kn {
 }
 """
 
-SKETCHES["row_cumsum"] = """
+CUMSUM = """
 sketch row_cumsum {
   symbols: M, N
-  tensors: x[M, N]: f32 in; y[M, N]: f32 out
+  tensors: x[M, N]: DT in; y[M, N]: DT out
 
   @llm_hint("parallel", "core")
   for m in range(M):
@@ -204,6 +204,74 @@ sketch row_cumsum {
     load(x[m, 0:N] -> row)
     c = scan_sum(row, axis=0)
     store(c -> y[m, 0:N])
+}
+"""
+SKETCHES["row_cumsum"] = CUMSUM.replace("DT", "f32")
+SKETCHES["row_cumsum_f64"] = CUMSUM.replace("DT", "f64")
+
+SKETCHES["last_block_sum"] = """
+sketch last_block_sum {
+  symbols: M, N
+  tensors: x[M, N]: f32 in; y[M]: f32 out
+  params: BLOCK = 4
+
+  @llm_hint("parallel", "core")
+  for m in range(M):
+    acc = alloc([1], f32, init=0)
+    for k in range(0, N, BLOCK):
+      acc = alloc([1], f32, init=0)
+      t = alloc([BLOCK], f32)
+      load(x[m, k:k + BLOCK] -> t)
+      acc = add(acc, reduce_sum(t, axis=0))
+    store(acc -> y[m:m + 1])
+}
+"""
+
+SKETCHES["embedding"] = """
+sketch embedding {
+  symbols: L, V, D
+  tensors: ids[L]: i64 in; w[V, D]: f32 in; y[L, D]: f32 out
+  params: BL = 4
+
+  @llm_hint("parallel", "grid")
+  for l in range(0, L, BL):
+    idt = alloc([BL], i64)
+    load(ids[l:l + BL] -> idt)
+    rows = alloc([BL, D], f32)
+    load(w[idt, 0:D] -> rows)
+    store(rows -> y[l:l + BL, 0:D])
+}
+"""
+
+SKETCHES["scatter_rows"] = """
+sketch scatter_rows {
+  symbols: M, N
+  tensors: x[M, N]: f32 in; perm[M]: i64 in; y[M, N]: f32 out
+
+  @llm_hint("parallel", "grid")
+  for i in range(M):
+    r = alloc([1], i64)
+    load(perm[i:i + 1] -> r)
+    row = alloc([N], f32)
+    load(x[i, 0:N] -> row)
+    store(row -> y[r, 0:N])
+}
+"""
+
+SKETCHES["int_mask"] = """
+sketch int_mask {
+  symbols: L
+  tensors: x[L]: i32 in; y[L]: bool out; z[L]: i32 out
+  params: BLOCK = 16
+
+  @llm_hint("parallel", "grid")
+  for i in range(0, L, BLOCK):
+    t = alloc([BLOCK], i32)
+    load(x[i:i + BLOCK] -> t)
+    m = logical_and(gt(t, 0), lt(t % 3, 2))
+    store(m -> y[i:i + BLOCK])
+    q = where(m, t // 2, neg(t))
+    store(q -> z[i:i + BLOCK])
 }
 """
 
@@ -361,6 +429,13 @@ def test_mean_over_non_trailing_dims_through_gathers(ext):
     close(x.mean(dim=(0, 2)), y)
 
 
+def test_a_zero_dim_tensor_passes_for_a_one_element_dimension(ext):
+    x = torch.randn(3, 1, 7)
+    y = torch.empty(())                 # a scalar result, as torch returns it
+    ext.mean_02(x, y)
+    close(x.mean(), y)
+
+
 def test_max_pool_with_padding_and_stride(ext):
     x = torch.randn(2, 3, 9, 8)
     ref = F.max_pool2d(x, 3, 2, 1)
@@ -386,6 +461,55 @@ def test_scans_along_the_last_and_the_first_axis(ext):
     close(torch.cumsum(x, 1), y)
     ext.col_cumsum(x, y)
     close(torch.cumsum(x, 0), y)
+
+
+def test_alloc_inside_a_loop_resets_the_local_made_before_it(ext):
+    x = torch.randn(3, 10)
+    y = torch.empty(3)
+    ext.last_block_sum(x, y)            # each iteration restarts acc: the last block's sum remains
+    close(x[:, 8:].sum(1), y)
+
+
+def test_long_f32_scan_keeps_torch_accuracy(ext):
+    torch.manual_seed(0)
+    x = torch.randn(4, 32768)    # float running sums miss 1e-4 at 227 zero crossings here
+    y = torch.empty_like(x)
+    ext.row_cumsum(x, y)
+    close(torch.cumsum(x, 1), y)
+
+
+def test_f64_scan_accumulates_in_double(ext):
+    x = torch.randn(3, 300, dtype=torch.float64) + 1e3     # large offset: float would drift
+    y = torch.empty_like(x)
+    ext.row_cumsum_f64(x, y)
+    close(torch.cumsum(x, 1), y)
+
+
+# ---- gathers and scatters -------------------------------------------------------------------------
+
+def test_embedding_gathers_rows_by_loaded_ids(ext):
+    ids, w = torch.tensor([3, 0, 7, 7, 2, 5, 1]), torch.randn(8, 10)
+    y = torch.empty(7, 10)
+    ext.embedding(ids, w, y)
+    close(w[ids], y)
+
+
+def test_store_through_an_index_tile_scatters_rows(ext):
+    x, perm = torch.randn(6, 9), torch.randperm(6)
+    y = torch.empty(6, 9)
+    ext.scatter_rows(x, perm, y)
+    expect = torch.empty_like(x)
+    expect[perm] = x
+    close(expect, y)
+
+
+def test_integer_and_bool_tensors(ext):
+    x = torch.randint(-20, 20, (37,), dtype=torch.int32)
+    y, z = torch.empty(37, dtype=torch.bool), torch.empty(37, dtype=torch.int32)
+    ext.int_mask(x, y, z)
+    m = (x > 0) & (torch.remainder(x, 3) < 2)
+    assert torch.equal(y, m)
+    assert torch.equal(z, torch.where(m, torch.div(x, 2, rounding_mode="floor"), -x))
 
 
 # ---- matmul ---------------------------------------------------------------------------------------
@@ -462,7 +586,10 @@ def test_generated_source_shape():
     src = emit_cpp(check_sketch(SKETCHES["center"]), "k7")
     assert src.entry == "k7" and src.tensors == ["x", "y"]        # the temp is not an argument
     assert "void k7(torch::Tensor t_x, torch::Tensor t_y)" in src.code
-    assert src.code.count("#pragma omp parallel") == 2           # one region per launch
+    # one region per launch, in each of the three copies of the body (AVX-512, AVX2+FMA, base)
+    assert src.code.count("#pragma omp parallel") == 6
+    assert "static void k7_avx512" in src.code and "static void k7_avx2" in src.code
+    assert "if (isa >= 2) return k7_avx512(t_x, t_y);" in src.code
     assert "constexpr int64_t K7_BLOCK = 8;" in src.code
     assert "torch::empty({s_M}" in src.code                      # the temp, allocated by the host
     with pytest.raises(ValueError, match="repeat"):
