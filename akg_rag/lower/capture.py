@@ -74,6 +74,7 @@ class Captured:
     attributes: dict[str, str]              # get_attr target -> attribute path on the model
     returns_tuple: bool                     # forward returned a tuple/list
     dropped: list[str] = field(default_factory=list)  # mutations left out ("bn.running_mean")
+    input_sets: int = 1                     # how many input sets the task gives (dynamic shapes)
 
     @property
     def placeholders(self) -> list[torch.fx.Node]:
@@ -128,8 +129,10 @@ def _attribute_paths(model: torch.nn.Module) -> dict[int, str]:
     return out
 
 
-def capture(task_path: str | Path, source: str | None = None) -> Captured:
-    """Trace ``Model(*get_init_inputs()).forward(*get_inputs())`` into a :class:`Captured`.
+def capture(task_path: str | Path, source: str | None = None, input_set: int = 0) -> Captured:
+    """Trace ``Model(*get_init_inputs()).forward(*inputs)`` into a :class:`Captured`, ``inputs``
+    being the task's input set number ``input_set`` (0: ``get_inputs()``; a dynamic-shape task's
+    ``get_inputs_dyn_list()`` gives more; ``Captured.input_sets`` says how many).
 
     Nothing is materialised. Raises ``TaskError`` when the task does not load, when building the
     model or its inputs fails, or when ``forward`` cannot be traced on meta tensors.
@@ -141,7 +144,10 @@ def capture(task_path: str | Path, source: str | None = None) -> Captured:
         task = load_task(path, text)
         init = _call(path, "get_init_inputs()", lambda: list(task.get_init_inputs()))
         model = _call(path, "Model(*get_init_inputs())", task.model_cls, *init)
-        args = _call(path, "get_inputs()", lambda: task.input_sets()[0])
+        sets = _call(path, "get_inputs()", task.input_sets)
+        if not 0 <= input_set < len(sets):
+            raise TaskError(path, f"input set {input_set} asked for; the task has {len(sets)}")
+        args = sets[input_set]
     if not isinstance(model, torch.nn.Module):
         raise TaskError(path, "Model(*get_init_inputs()) is not a torch.nn.Module")
     state = dict(model.named_parameters(remove_duplicate=False))
@@ -186,7 +192,7 @@ def capture(task_path: str | Path, source: str | None = None) -> Captured:
     return Captured(path=path, gm=gm, param_names=names, input_count=len(positions),
                     input_positions=positions, arg_count=len(args), constants=constants,
                     attributes=attributes, returns_tuple=isinstance(out, (tuple, list)),
-                    dropped=dropped)
+                    dropped=dropped, input_sets=len(sets))
 
 
 def _check_outputs(path: Path, out: Any) -> None:
