@@ -69,7 +69,10 @@ def outcome(state: State) -> tuple[str, str]:
         if t.get("meaningful") is False:
             figures.append("timings not meaningful on this backend")
         shown = f" ({', '.join(figures)})" if figures else ""
-        return "verified", f"verified kernel from attempt {best.get('iteration')}{shown}; {reason}"
+        partial = (f" (partial: torch still computes {', '.join(best.get('partial_ops') or [])})"
+                   if best.get("partial") else "")
+        return "verified", f"verified{' partial' if partial else ''} kernel from attempt {best.get('iteration')}" \
+                           f"{shown}{partial}; {reason}"
     if state.get("coder_outcome") == "no_match":
         return "no_match", reason
     return "failed", f"no verified kernel: {reason}"
@@ -84,7 +87,9 @@ def finish(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     status, message = outcome(state)
     written: list[str] = list(state.get("written_back", []))
     detail = message
-    if status == "verified" and ctx.write_back:
+    if status == "verified" and ctx.write_back and state["best"].get("partial"):
+        detail += " [not written back: a partial candidate is never stored as a full kernel]"
+    elif status == "verified" and ctx.write_back:
         record = kernel_record(state, ctx.run_id)
         added = add_kernel(get_store(ctx), get_embedder(ctx), record)
         written.append(record.id)

@@ -18,7 +18,9 @@ from pydantic import Field
 FIXTURES = Path(__file__).parent / "fixtures"
 SEED_TASK = FIXTURES / "softmax_seed_task.py"
 TASK = FIXTURES / "softmax_task.py"
-UNMATCHED_TASK = FIXTURES / "tanh_task.py"
+UNMATCHED_TASK = FIXTURES / "sort_task.py"      # no stored kernel, and the lowering makes none
+NEVER_SEEN_TASK = FIXTURES / "sort_gelu_task.py"  # no stored kernel; the lowering makes a partial one
+KERNELS = Path(__file__).resolve().parents[2] / "knowledge" / "kernels"
 CORRECT_KERNEL = (FIXTURES / "softmax_cpp.py").read_text()
 
 # The same kernel without the final division: compiles, runs, computes exp(x - max) -- wrong numbers.
@@ -83,6 +85,18 @@ def seed(store: Any, embedder: Any) -> str:
     from akg_rag.records import add_kernel
 
     record = seed_record()
+    add_kernel(store, embedder, record)
+    return record.id
+
+
+def seed_library_kernel(store: Any, embedder: Any, name: str) -> str:
+    """Add the knowledge base's seed kernel ``name`` (its cpp/cpu candidate) to ``store``; return its id."""
+    from akg_rag.analysis import analyze_task
+    from akg_rag.records import KernelRecord, KernelSidecar, add_kernel
+
+    code = (KERNELS / name / "cpp_cpu.py").read_text()
+    record = KernelRecord.build(KernelSidecar(dsl="cpp", backend="cpu", arch="x86_64", description=name),
+                                code, analyze_task(KERNELS / name / "task.py"), source=f"kernels/{name}/cpp_cpu.py")
     add_kernel(store, embedder, record)
     return record.id
 
