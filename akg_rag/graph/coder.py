@@ -92,7 +92,11 @@ def _functional(state: State, ctx: Context, task_source: str) -> dict[str, Any]:
     if not state.get("lowered"):
         lowering = lower(state["task_path"], state["dsl"], state["backend"], ctx.scale)
         update.update(lowered=True, lowering=lowering.report)
-        if lowering.code:
+        same = [h["id"] for h in state.get("kernel_hits", []) if adapted and h["id"] == adapted.hit_id
+                and h.get("code") == lowering.code]
+        if same:  # the retrieved kernel is this lowering's own earlier output: verify it once
+            options[0]["note"] += " (the same code as the lowered candidate)"
+        elif lowering.code:
             options.append({"code": lowering.code, "origin": LOWERED, "note": f"lowered: {summary(lowering.report)}"})
         problem = lowering.problem
     if not options:

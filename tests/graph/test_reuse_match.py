@@ -15,24 +15,12 @@ import pytest
 
 from akg_rag.graph.adapt import Adapted, adapt_kernel, mismatch, pick_and_adapt
 
-KERNELS = Path(__file__).resolve().parents[2] / "knowledge" / "kernels"
+from .conftest import KERNELS, hit_of, library_record
 
 
 def stored_hit(name: str) -> dict:
     """The seed kernel ``name`` (cpp/cpu) as the retrieve node's hit dict."""
-    from akg_rag.analysis import analyze_task
-    from akg_rag.graph.retrieve import kernel_hit_to_dict
-    from akg_rag.records import KernelRecord, KernelSidecar, from_chroma_metadata
-    from akg_rag.retrieval.results import KernelHit
-
-    code = (KERNELS / name / "cpp_cpu.py").read_text()
-    record = KernelRecord.build(KernelSidecar(dsl="cpp", backend="cpu", arch="x86_64", description=name),
-                                code, analyze_task(KERNELS / name / "task.py"), source=name)
-    meta = from_chroma_metadata(record.metadata)
-    hit = KernelHit(id=record.id, op_name=meta["op_name"], op_type=meta["op_type"], dsl="cpp", backend="cpu",
-                    semantic_score=1.0, shape_score=1.0, score=1.0,
-                    metadata={k: v for k, v in meta.items() if k != "code"}, code=code)
-    return kernel_hit_to_dict(hit)
+    return hit_of(library_record(name))
 
 
 def task(tmp_path: Path, body: str, name: str = "task") -> tuple[str, dict]:
