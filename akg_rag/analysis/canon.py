@@ -16,6 +16,7 @@ Last, runs of canonical ops ``matmul -> softmax -> matmul`` become ``scaled_dot_
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from akg_rag.analysis.graph import Graph, Node
@@ -103,8 +104,33 @@ def _composites(g: Graph, done: set[int]) -> list[CanonOp]:
     ops = []
     for nodes in groups.values():
         name, types = COMPOSITE_CALLS[nodes[0].rec.call]
-        ops.append(_cover(g, nodes, name, types, done))
+        op = _cover(g, nodes, name, types, done)
+        op.dims, op.detail = _norm_attributes(name, nodes, op.rank)
+        ops.append(op)
     return ops
+
+
+def _norm_attributes(name: str, nodes: list[Node], rank: int) -> tuple[tuple[int, ...] | None, str]:
+    """(normalised dims, mode) of a normalisation call: what a kernel for it must agree on.
+
+    LayerNorm normalises its trailing ``len(normalized_shape)`` dims; batch norm reduces every dim
+    but the channel (dim 1) in training mode and reads running statistics in inference mode.
+    """
+    if name == "layer_norm":
+        for n in nodes:
+            shape = n.param("normalized_shape")
+            if isinstance(shape, (list, tuple)) and 0 < len(shape) <= rank:
+                return tuple(range(rank - len(shape), rank)), ""
+    if name == "batch_norm":
+        for n in nodes:
+            training = n.param("training")
+            if "no_training" in n.name or training is False:
+                return None, "inference"
+            if training is True or n.name.startswith("_native_batch_norm_legit"):
+                return (0, *range(2, rank)), "training"
+    if name == "instance_norm":
+        return tuple(range(2, rank)), ""
+    return None, ""
 
 
 # ---- hand-written patterns ---------------------------------------------------------------------
@@ -364,6 +390,8 @@ def _single(g: Graph, node: Node) -> CanonOp:
     detail = ""
     if node.name in ("convolution", "_convolution"):
         name = _conv_name(g, node)
+    elif types[0] == "pooling" and re.fullmatch(r"(adaptive_)?(max|avg|lp)_pool[123]d", node.rec.call or ""):
+        name = node.rec.call  # torch runs 1-D pooling as 2-D pooling on an unsqueezed input
     elif node.name == "addmm":
         name = "linear"
     elif node.name in ("bmm", "baddbmm"):

@@ -64,10 +64,10 @@ PHRASES: dict[str, str] = {
     "logsumexp": "log-sum-exp over {dims}",
     "cumsum": "cumulative sum (prefix scan) along {dims}",
     "cumprod": "cumulative product (prefix scan) along {dims}",
-    "layer_norm": "layer normalization",
+    "layer_norm": "layer normalization over {dims}",
     "batch_norm": "batch normalization",
     "group_norm": "group normalization",
-    "instance_norm": "instance normalization",
+    "instance_norm": "instance normalization over {dims}",
     "rms_norm": "RMS normalization over {dims}",
     "l2_normalize": "L2 normalization",
     "scaled_dot_product_attention": "scaled dot-product attention softmax(Q K^T / sqrt(d)) V",
@@ -120,7 +120,14 @@ def _phrase(op: CanonOp) -> str:
             text += f" over {_ordinal_dims(op.dims, op.rank)}"
     if op.detail == "constant":
         text += " by a constant"
+    elif op.detail in _MODES:
+        text += _MODES[op.detail]
     return text
+
+
+# Modes that change what an op computes (a kernel for one mode computes something else in the other).
+_MODES = {"training": " with batch statistics (training mode)",
+          "inference": " with running statistics (inference mode)"}
 
 
 def _pool_phrase(name: str) -> str:

@@ -5,8 +5,12 @@ With a chat model: a prompt with the task, the validated sketch, the retrieved k
 optimisation phase, and the targeted feedback on the previous attempt; the candidate is the answer's
 code block. Without one:
 
-* functional phase -- adapt the best untried retrieved kernel that computes the task (``adapt.py``);
-  with none left, say so plainly (``no_match``) instead of emitting code that cannot work;
+* functional phase -- two candidates, both verified by the next verifier run, which keeps the faster
+  correct one: the best untried retrieved kernel that computes the task (``adapt.py``), and, once per
+  run, the lowered candidate (``akg_rag.lower``: kernels generated from the task's region sketches).
+  With no reuse, the lowered candidate alone goes, so a task the knowledge base has never seen can
+  still end verified; with neither, say so plainly (``no_match``) instead of emitting code that
+  cannot work;
 * optimisation phase -- the next untried tunable variant of the best kernel (``akg_rag.search.mutate``).
 """
 
@@ -22,6 +26,7 @@ from akg_rag.graph.adapt import pick_and_adapt
 from akg_rag.graph.context import Context
 from akg_rag.graph.events import event, timed
 from akg_rag.graph.extract import extract_candidate
+from akg_rag.graph.lowering import LOWERED, lower, summary
 from akg_rag.search.mutate import next_variant
 from akg_rag.search.relevance import task_sizes
 from akg_rag.search.tunables import settings
@@ -51,46 +56,80 @@ def coder_prompt(state: State, ctx: Context, task_source: str) -> tuple[str, pro
     return text, packed
 
 
-def _no_match_message(state: State, skipped: list[str]) -> str:
+def _no_match_message(state: State, skipped: list[str], lowering_problem: str) -> str:
     a = state.get("analysis", {})
     target = f"{state['dsl']}/{state['backend']}"
     why = f" (skipped: {'; '.join(skipped)})" if skipped else ""
-    return (f"no verified {target} kernel in the knowledge base computes {a.get('op_name')}{why}; "
+    lowered = f", and the lowering generated none ({lowering_problem})" if lowering_problem else ""
+    return (f"no verified {target} kernel in the knowledge base computes {a.get('op_name')}{why}{lowered}; "
             f"configure a chat model with --llm PROVIDER:MODEL, or ingest a {target} kernel for this "
             f"op with akg-ingest")
 
 
-def _deterministic(state: State, task_source: str, scale: str | None = None) -> dict[str, Any]:
-    """The no-LLM coder: adapt a retrieved kernel, or mutate the best one's tunables.
+def _optimize(state: State, scale: str | None = None) -> dict[str, Any]:
+    """The next untried tunable variant of the best kernel.
 
     Tunable moves that cannot change the executed code at the task's shapes (a threshold no problem
     size crosses) are skipped, and the note says how many.
     """
-    best = state.get("best")
-    if state.get("phase") == "optimize" and best:
-        tried = list(state.get("tried_variants", []))
-        if settings(best["code"]) not in tried:
-            tried.append(settings(best["code"]))
-        skipped: list[Any] = []
-        variant = next_variant(best["code"], tried, sizes=task_sizes(state["task_path"], scale), skipped=skipped)
-        why = (f"; skipped {len(skipped)} move(s) that cannot change the executed code at this task's "
-               f"shapes ({skipped[0].change}: {skipped[0].reason})") if skipped else ""
-        if variant is None:
-            return {"coder_outcome": "exhausted", "tried_variants": tried,
-                    "coder_note": f"no untried tunable variant of the best kernel{why}"}
-        return {"coder_outcome": "code", "candidate": variant.code,
-                "candidate_origin": f"mutation:{variant.change}",
-                "tried_variants": [*tried, variant.settings], "coder_note": f"tunable {variant.change}{why}"}
+    best = state["best"]
+    tried = list(state.get("tried_variants", []))
+    if settings(best["code"]) not in tried:
+        tried.append(settings(best["code"]))
+    skipped: list[Any] = []
+    variant = next_variant(best["code"], tried, sizes=task_sizes(state["task_path"], scale), skipped=skipped)
+    why = (f"; skipped {len(skipped)} move(s) that cannot change the executed code at this task's "
+           f"shapes ({skipped[0].change}: {skipped[0].reason})") if skipped else ""
+    if variant is None:
+        return {"coder_outcome": "exhausted", "tried_variants": tried,
+                "coder_note": f"no untried tunable variant of the best kernel{why}"}
+    return {"coder_outcome": "code", "candidate": variant.code, "candidate_origin": f"mutation:{variant.change}",
+            "alternatives": [], "tried_variants": [*tried, variant.settings],
+            "coder_note": f"tunable {variant.change}{why}"}
+
+
+def _functional(state: State, ctx: Context, task_source: str) -> dict[str, Any]:
+    """The reused candidate (if any) and, once per run, the lowered one, for the verifier to compare."""
     tried_hits = list(state.get("tried_hits", []))
     adapted, skipped = pick_and_adapt(task_source, state["analysis"], state.get("kernel_hits", []), tried_hits)
-    if adapted is None:
-        if tried_hits:
-            return {"coder_outcome": "exhausted",
-                    "coder_note": f"none of the {len(tried_hits)} matching retrieved kernel(s) verified "
-                                  f"on this task; configure --llm PROVIDER:MODEL to write one"}
-        return {"coder_outcome": "no_match", "coder_note": _no_match_message(state, skipped)}
-    return {"coder_outcome": "code", "candidate": adapted.code, "candidate_origin": adapted.hit_id,
-            "tried_hits": [*tried_hits, adapted.hit_id], "coder_note": adapted.note}
+    options: list[dict[str, Any]] = []
+    update: dict[str, Any] = {}
+    if adapted is not None:
+        options.append({"code": adapted.code, "origin": adapted.hit_id, "note": f"reuse {adapted.hit_id}: {adapted.note}"})
+        update["tried_hits"] = [*tried_hits, adapted.hit_id]
+    problem = ""
+    if not state.get("lowered"):
+        lowering = lower(state["task_path"], state["dsl"], state["backend"], ctx.scale)
+        update.update(lowered=True, lowering=lowering.report)
+        same = [h["id"] for h in state.get("kernel_hits", []) if adapted and h["id"] == adapted.hit_id
+                and h.get("code") == lowering.code]
+        if same:  # the retrieved kernel is this lowering's own earlier output: verify it once
+            options[0]["note"] += " (the same code as the lowered candidate)"
+        elif lowering.code:
+            options.append({"code": lowering.code, "origin": LOWERED, "note": f"lowered: {summary(lowering.report)}"})
+        problem = lowering.problem
+    if not options:
+        if tried_hits or state.get("lowered"):
+            return {**update, "coder_outcome": "exhausted",
+                    "coder_note": f"none of the candidates verified on this task ({len(tried_hits)} retrieved "
+                                  f"kernel(s){', the lowered one' if state.get('lowering') else ''}); "
+                                  f"configure --llm PROVIDER:MODEL to write one"}
+        return {**update, "coder_outcome": "no_match", "coder_note": _no_match_message(state, skipped, problem)}
+    first, *rest = options
+    notes = [o["note"] for o in options]
+    if problem:
+        notes.append(f"no lowered candidate ({problem})")
+    if adapted is None and skipped:
+        notes.append(f"no reuse (skipped: {'; '.join(skipped)})")
+    return {**update, "coder_outcome": "code", "candidate": first["code"], "candidate_origin": first["origin"],
+            "alternatives": rest, "coder_note": "; ".join(notes)}
+
+
+def _deterministic(state: State, ctx: Context, task_source: str) -> dict[str, Any]:
+    """The no-LLM coder: mutate the best kernel's tunables, or offer reused and lowered candidates."""
+    if state.get("phase") == "optimize" and state.get("best"):
+        return _optimize(state, getattr(get_verify_options(ctx), "scale", None))
+    return _functional(state, ctx, task_source)
 
 
 @timed
@@ -102,15 +141,16 @@ def coder(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     model = get_chat_model(ctx)
     feedback = state.get("feedback") if (state.get("feedback") or {}).get("to") == "coder" else None
     if model is None:
-        update = _deterministic(state, task_source, getattr(get_verify_options(ctx), "scale", None))
-        ids = {"kernel_ids": [update["candidate_origin"]] if update.get("candidate_origin", "").startswith("kernel:")
-               else [], "doc_ids": []}
+        update = _deterministic(state, ctx, task_source)
+        origins = [update.get("candidate_origin", "")] + [a["origin"] for a in update.get("alternatives", [])]
+        ids = {"kernel_ids": [o for o in origins if o.startswith("kernel:")], "doc_ids": []}
     else:
         prompt, packed = coder_prompt(state, ctx, task_source)
         answer = model.invoke([SystemMessage(prompts.SYSTEM), HumanMessage(prompt)])
         code = extract_candidate(str(answer.content))
         ids = {"kernel_ids": packed.kernel_ids, "doc_ids": packed.doc_ids}
-        update = ({"coder_outcome": "code", "candidate": code, "candidate_origin": "llm", "coder_note": ""}
+        update = ({"coder_outcome": "code", "candidate": code, "candidate_origin": "llm", "alternatives": [],
+                   "coder_note": ""}
                   if code else
                   {"coder_outcome": "no_code", "coder_note":
                    "Your answer held no ```python block defining class ModelNew; answer with the complete file."})

@@ -104,7 +104,10 @@ def outcome(state: State) -> tuple[str, str]:
         shown = f" ({', '.join(figures)})" if figures else ""
         slower = slower_than(t)
         verdict = f", but SLOWER than {' and '.join(slower)}" if slower else ""
-        return "verified", f"verified kernel from attempt {best.get('iteration')}{verdict}{shown}; {reason}"
+        partial = (f" (partial: torch still computes {', '.join(best.get('partial_ops') or [])})"
+                   if best.get("partial") else "")
+        return "verified", (f"verified{' partial' if partial else ''} kernel from attempt "
+                            f"{best.get('iteration')}{verdict}{shown}{partial}; {reason}")
     if state.get("coder_outcome") == "no_match":
         return "no_match", reason
     return "failed", f"no verified kernel: {reason}"
@@ -119,7 +122,9 @@ def finish(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     status, message = outcome(state)
     written: list[str] = list(state.get("written_back", []))
     detail = message
-    if status == "verified" and ctx.write_back:
+    if status == "verified" and ctx.write_back and state["best"].get("partial"):
+        detail += " [not written back: a partial candidate is never stored as a full kernel]"
+    elif status == "verified" and ctx.write_back:
         record = kernel_record(state, ctx.run_id)
         added = add_kernel(get_store(ctx), get_embedder(ctx), record)
         written.append(record.id)

@@ -27,7 +27,9 @@ def build_report(state: dict[str, Any], thread_id: str = "") -> dict[str, Any]:
         "status": state.get("status", "running"),
         "message": state.get("message", ""),
         "op_name": (state.get("analysis") or {}).get("op_name"),
-        "best": None if not best else {k: best.get(k) for k in ("iteration", "origin", "timings", "review")},
+        "best": None if not best else {k: best.get(k) for k in ("iteration", "origin", "timings", "review",
+                                                                "partial", "partial_ops")},
+        "lowering": state.get("lowering"),
         "retrieved": {
             "kernel_ids": [h["id"] for h in state.get("kernel_hits", [])],
             "doc_ids": [d["id"] for d in state.get("doc_hits", [])],

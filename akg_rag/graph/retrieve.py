@@ -28,6 +28,9 @@ def kernel_hit_to_dict(hit: Any) -> dict[str, Any]:
         "semantic_score": float(hit.semantic_score),
         "shape_score": None if hit.shape_score is None else float(hit.shape_score),
         "computation": meta.get("computation", ""),
+        # input and output shapes of the kernel's task: reuse compares their structure (adapt.py)
+        "shapes": meta.get("shapes"),
+        "output_shapes": meta.get("output_shapes"),
         "sketch": meta.get("sketch", ""),
         "speedup_eager": meta.get("speedup_eager"),
         "origin": meta.get("origin", ""),

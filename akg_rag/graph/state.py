@@ -60,11 +60,20 @@ class State(InputState, total=False):
     """The last sketch's SketchError as {message, line, column}; None when the sketch validated."""
     designer_rounds: int
     """How many times the designer has run (budget: ``max_designer_rounds``)."""
+    plan: list[dict[str, Any]]
+    """The lowering's regions, one kernel each: name, kind, sketch, outputs (the deterministic plan)."""
+    lowering: dict[str, Any] | None
+    """The report of the lowered candidate (kernels, fallbacks, partial, program), None if none was made."""
+    lowered: bool
+    """The deterministic coder already generated the lowered candidate (the lowering is deterministic)."""
 
     candidate: str
     """Source of the candidate the verifier checks next or checked last (defines ``ModelNew``)."""
     candidate_origin: str
-    """Where the candidate came from: ``llm``, a retrieved kernel id, or ``mutation:<change>``."""
+    """Where the candidate came from: ``llm``, a retrieved kernel id, ``lowered`` or ``mutation:<change>``."""
+    alternatives: list[dict[str, Any]]
+    """Other candidates the verifier checks with ``candidate`` (code, origin, note); the faster
+    correct one is kept. The deterministic coder offers a reused and a lowered candidate this way."""
     coder_outcome: Literal["code", "no_code", "no_match", "exhausted"]
     """What the last coder run produced: a candidate, an answer without code, nothing to adapt,
     or no untried variant left (deterministic optimiser)."""

@@ -2,7 +2,12 @@
 
 The verify function runs the candidate in a child process (or behind an executor on another
 machine): a compile error, crash or wrong result comes back as a ``VerifyResult``, never as an
-exception here. Each verification becomes one attempt record for the report.
+exception here. Each verifier run becomes one attempt record for the report.
+
+When the coder offers alternatives beside the candidate (the deterministic coder's reused and lowered
+candidates), each is verified and the faster correct one is kept: it becomes the candidate the
+conductor judges, and the attempt lists what it was compared with. A partial candidate (torch still
+computes part of the work) is kept as such and named partial in the attempt and the event.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from langgraph.runtime import Runtime
 
 from akg_rag.graph.context import Context
 from akg_rag.graph.events import event, timed
+from akg_rag.graph.lowering import LOWERED
 from akg_rag.graph.services import get_verify, get_verify_options
 from akg_rag.graph.state import State
 
@@ -42,37 +48,77 @@ def summarize(result: dict[str, Any]) -> str:
     return f"{result.get('status')}: {first[:160]}"
 
 
+def _ms(result: dict[str, Any]) -> float:
+    """Median time of a correct result (ms); +inf when unmeasured, so measured ones rank first."""
+    ms = (result.get("timings") or {}).get("candidate_ms")
+    return float(ms) if ms is not None else float("inf")
+
+
+def keep_index(results: list[dict[str, Any]]) -> int:
+    """Which of several verified candidates to keep: the fastest correct one (the first on ties),
+    else the first (the coder's own candidate, whose failure the conductor feeds back)."""
+    correct = [i for i, r in enumerate(results) if r.get("status") == "correct"]
+    if not correct:
+        return 0
+    return min(correct, key=lambda i: (_ms(results[i]), i))
+
+
+def _partial_note(result: dict[str, Any]) -> str:
+    ops = result.get("partial_ops") or []
+    return f" [partial: torch still computes {', '.join(ops)}]" if result.get("partial") else ""
+
+
 @timed
 def verifier(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Verify the current candidate and record the attempt."""
+    """Verify the current candidate (and the coder's alternatives), keep the best, record the attempt."""
     ctx = runtime.context
     verify = get_verify(ctx)
     options = get_verify_options(ctx)
     if state["backend"] == "cuda" and getattr(options, "profile", None) is False:
         # on a GPU the analyst reads the profiler's kernel list: ask the verifier for it
         options = dataclasses.replace(options, profile=True)
-    result = result_dict(verify(state["task_path"], candidate_source=state["candidate"], dsl=state["dsl"],
-                                backend=state["backend"], options=options))
+    candidates = [{"code": state["candidate"], "origin": state.get("candidate_origin", "")},
+                  *state.get("alternatives", [])]
+    results = [result_dict(verify(state["task_path"], candidate_source=c["code"], dsl=state["dsl"],
+                                  backend=state["backend"], options=options)) for c in candidates]
+    k = keep_index(results)
+    kept, result = candidates[k], results[k]
     given = state.get("coder_input") or {}
     attempt = {
         "iteration": state.get("iteration", 0),
         "phase": given.get("phase", state.get("phase", "functional")),
         "opt_pass": given.get("opt_pass", 0),
         "sketch_round": state.get("designer_rounds", 0),
-        "origin": state.get("candidate_origin", ""),
+        "origin": kept["origin"],
         "feedback_received": given.get("feedback"),
         "kernel_ids": given.get("kernel_ids", []),
         "doc_ids": given.get("doc_ids", []),
-        "code_hash": hashlib.sha256(state["candidate"].encode()).hexdigest()[:12],
+        "code_hash": hashlib.sha256(kept["code"].encode()).hexdigest()[:12],
         "status": result.get("status"),
         "feedback": result.get("feedback", ""),
         "mismatch": result.get("mismatch"),
         "timings": result.get("timings"),
         "guard_violations": result.get("guard_violations", []),
+        "partial": bool(result.get("partial")),
+        "partial_ops": list(result.get("partial_ops") or []),
     }
+    if kept["origin"] == LOWERED:
+        attempt["fallbacks"] = list((state.get("lowering") or {}).get("fallbacks", []))
+    detail = summarize(result) + _partial_note(result)
+    if len(candidates) > 1:
+        attempt["compared"] = [{"origin": c["origin"], "status": r.get("status"),
+                                "candidate_ms": (r.get("timings") or {}).get("candidate_ms"),
+                                "partial": bool(r.get("partial")), "kept": i == k}
+                               for i, (c, r) in enumerate(zip(candidates, results))]
+        others = "; ".join(f"{c['origin']}: {summarize(r)}" for i, (c, r) in enumerate(zip(candidates, results))
+                           if i != k)
+        detail = f"kept {kept['origin']}: {detail} (compared with {others})"
     return {
+        "candidate": kept["code"],
+        "candidate_origin": kept["origin"],
+        "alternatives": [],
         "last_result": result,
         "last_step": "verifier",
         "attempts": [attempt],
-        "events": [event("verifier", str(result.get("status")), summarize(result))],
+        "events": [event("verifier", str(result.get("status")), detail)],
     }

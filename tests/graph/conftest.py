@@ -18,7 +18,9 @@ from pydantic import Field
 FIXTURES = Path(__file__).parent / "fixtures"
 SEED_TASK = FIXTURES / "softmax_seed_task.py"
 TASK = FIXTURES / "softmax_task.py"
-UNMATCHED_TASK = FIXTURES / "tanh_task.py"
+UNMATCHED_TASK = FIXTURES / "sort_task.py"      # no stored kernel, and the lowering makes none
+NEVER_SEEN_TASK = FIXTURES / "sort_gelu_task.py"  # no stored kernel; the lowering makes a partial one
+KERNELS = Path(__file__).resolve().parents[2] / "knowledge" / "kernels"
 CORRECT_KERNEL = (FIXTURES / "softmax_cpp.py").read_text()
 
 # The same kernel without the final division: compiles, runs, computes exp(x - max) -- wrong numbers.
@@ -85,6 +87,38 @@ def seed(store: Any, embedder: Any) -> str:
     record = seed_record()
     add_kernel(store, embedder, record)
     return record.id
+
+
+def library_record(name: str) -> Any:
+    """The knowledge base's seed kernel ``name`` (its cpp/cpu candidate) as a ``KernelRecord``."""
+    from akg_rag.analysis import analyze_task
+    from akg_rag.records import KernelRecord, KernelSidecar
+
+    code = (KERNELS / name / "cpp_cpu.py").read_text()
+    return KernelRecord.build(KernelSidecar(dsl="cpp", backend="cpu", arch="x86_64", description=name),
+                              code, analyze_task(KERNELS / name / "task.py"), source=f"kernels/{name}/cpp_cpu.py")
+
+
+def seed_library_kernel(store: Any, embedder: Any, name: str) -> str:
+    """Add the seed kernel ``name`` to ``store``; return its id."""
+    from akg_rag.records import add_kernel
+
+    record = library_record(name)
+    add_kernel(store, embedder, record)
+    return record.id
+
+
+def hit_of(record: Any) -> dict[str, Any]:
+    """A kernel record as the retrieve node hands it to the coder (through a real ``KernelHit``)."""
+    from akg_rag.graph.retrieve import kernel_hit_to_dict
+    from akg_rag.records import from_chroma_metadata
+    from akg_rag.retrieval.results import KernelHit
+
+    meta = from_chroma_metadata(record.metadata)
+    hit = KernelHit(id=record.id, op_name=meta["op_name"], op_type=meta["op_type"], dsl=meta["dsl"],
+                    backend=meta["backend"], semantic_score=1.0, shape_score=1.0, score=1.0,
+                    metadata={k: v for k, v in meta.items() if k != "code"}, code=record.code)
+    return kernel_hit_to_dict(hit)
 
 
 @pytest.fixture

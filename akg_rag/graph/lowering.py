@@ -1,0 +1,79 @@
+"""The lowering pipeline (:mod:`akg_rag.lower`) as the graph uses it: plans and candidates as data.
+
+``lower_task`` turns a task into region sketches and a candidate with generated kernels, with no
+LLM and no stored kernel. Here it runs at the run's task scale (a lowered candidate allocates its
+outputs at the shapes it was generated for, so it must be generated at the shapes the verifier
+will use), and every failure becomes a one-line ``problem`` the coder reports instead of an
+exception: a task the lowering cannot take is a result of the run, not a crash of the graph.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+# The origin recorded for a candidate the lowering generated (attempts, best kernel, report).
+LOWERED = "lowered"
+
+
+@dataclass
+class Lowering:
+    """What the lowering made of a task: the candidate (None for a plan only), its report, or why not."""
+
+    code: str | None
+    report: dict[str, Any] | None   # LoweringReport.to_dict(): kernels (name, kind, sketch), fallbacks, partial
+    problem: str = ""               # "" when it worked
+
+
+@contextlib.contextmanager
+def task_scale(scale: str | None) -> Iterator[None]:
+    """Set ``AKG_TASK_SCALE`` (the project's tasks read it at import) for the block; None leaves it."""
+    if scale is None:
+        yield
+        return
+    before = os.environ.get("AKG_TASK_SCALE")
+    os.environ["AKG_TASK_SCALE"] = scale
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("AKG_TASK_SCALE", None)
+        else:
+            os.environ["AKG_TASK_SCALE"] = before
+
+
+def lower(task_path: str, dsl: str, backend: str, scale: str | None, *, sketch_only: bool = False) -> Lowering:
+    """Run ``lower_task`` at ``scale``; any failure comes back as ``Lowering.problem``."""
+    from akg_rag.lower.assemble import lower_task
+
+    try:
+        with task_scale(scale):
+            code, report = lower_task(task_path, dsl, backend, sketch_only=sketch_only)
+    except Exception as e:  # noqa: BLE001 - what the lowering cannot do is reported, never raised
+        first = (str(e).strip().splitlines() or [""])[0]
+        return Lowering(None, None, f"{type(e).__name__}: {first[:300]}")
+    return Lowering(code, report.to_dict())
+
+
+def plan_of(report: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The designer's plan from a lowering report: one entry (name, kind, sketch, outputs) per kernel."""
+    return [{"name": k["name"], "kind": k["kind"], "sketch": k["sketch"], "outputs": list(k["outputs"])}
+            for k in (report or {}).get("kernels", [])]
+
+
+def plan_text(plan: list[dict[str, Any]]) -> str:
+    """The plan's sketches, one after another (each parses on its own; the kernels run in this order)."""
+    return "\n".join(p["sketch"].rstrip() + "\n" for p in plan)
+
+
+def summary(report: dict[str, Any] | None) -> str:
+    """One line: the generated kernels and, for a partial candidate, the ops left to torch."""
+    if not report:
+        return "nothing lowered"
+    kernels = report.get("kernels", [])
+    text = f"{len(kernels)} generated kernel(s): " + ", ".join(f"{k['name']} {k['kind']}" for k in kernels)
+    if report.get("partial"):
+        text += f"; partial: {', '.join(report.get('fallbacks', []))} left to torch"
+    return text
