@@ -467,6 +467,9 @@ class Partitioner:
         outs = []
         for i, t in enumerate(flat):
             base = f"t_{node.name}" if len(flat) == 1 else f"t_{node.name}_{i}"
+            if not isinstance(t, torch.Tensor):  # a result slot that holds no tensor (None, an int)
+                outs.append(self.new_value(base, (), "float32"))
+                continue
             outs.append(self.new_value(base, tuple(t.shape), str(t.dtype).removeprefix("torch.")))
         self.steps.append(FallbackStep(outs=outs, op=str(node.target), args=args, kwargs=kwargs))
         self.env[node] = tuple(outs) if isinstance(vals, (tuple, list)) else outs[0]

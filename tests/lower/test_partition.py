@@ -237,3 +237,22 @@ class Model(nn.Module):
 """, "[torch.randn(3, 4), torch.randint(0, 4, (3, 4))]"))
     assert all(r.kind in ("pointwise", "reduction") for r in _kernels(prog))
     assert_program_matches(path, prog)
+
+
+def test_an_op_with_non_tensor_results_stays_a_named_fallback(write_task):
+    from akg_rag.lower.assemble import lower_task
+
+    path = write_task("""
+        class Model(nn.Module):
+            def forward(self, x):
+                return torch.relu(torch.linalg.inv(x)) * 2
+
+        def get_inputs():
+            return [torch.randn(4, 8, 8)]
+
+        def get_init_inputs():
+            return []
+    """)
+    _, report = lower_task(path, "cpp", "cpu", sketch_only=True)
+    assert report.partial and any("linalg_inv" in op for op in report.fallbacks)
+    assert [k.kind for k in report.kernels] == ["pointwise"]
