@@ -201,12 +201,16 @@ def assemble(program: Program | list[Program], positions: list[int], task_source
 
 
 def lower_task(task_path: str | Path, dsl: str, backend: str, *, sketch_only: bool = False,
-               source: str | None = None) -> tuple[str | None, LoweringReport]:
+               source: str | None = None, sketches: dict[str, str] | None = None,
+               ) -> tuple[str | None, LoweringReport]:
     """Capture, partition, emit and lower a task; returns (candidate source, report).
 
     With ``sketch_only`` nothing is lowered and the source is None (the report holds the
-    sketches). Raises ``TaskError`` for a task that cannot be captured, ``SketchError`` when an
-    emitted sketch does not validate or lower, ``ConfigError`` for an unknown target."""
+    sketches). ``sketches`` replaces the emitted sketch of the named kernels (``{"k0": text}``) by
+    another design of the same region (an LLM designer's, say): it is validated and lowered by the
+    same backend, and must declare the same tensors in the same order as the emitted one. Raises
+    ``TaskError`` for a task that cannot be captured, ``SketchError`` when a sketch does not
+    validate or lower, ``ConfigError`` for an unknown target."""
     from akg_rag.lower.capture import capture
     from akg_rag.lower.emit import emit_sketch
     from akg_rag.lower.listing import format_program
@@ -236,9 +240,17 @@ def lower_task(task_path: str | Path, dsl: str, backend: str, *, sketch_only: bo
     steps = [s for prog in programs for s in prog.steps if isinstance(s, KernelStep)]
     lower = None if sketch_only else _backend(dsl)
     reports, sources = [], {}
+    unknown = sorted(set(sketches or {}) - {s.name for s in steps})
+    if unknown:
+        raise ConfigError(f"no kernel named {', '.join(unknown)} in this task's plan; "
+                          f"kernels: {', '.join(s.name for s in steps)}")
     for step in steps:
         sketch_text = emit_sketch(step.region, step.name)
         sketch = check_sketch(sketch_text)
+        if sketches and step.name in sketches:
+            given = check_sketch(sketches[step.name])
+            _same_tensors(step.name, sketch, given)
+            sketch_text, sketch = sketches[step.name], given
         src = lower(sketch, step.name) if lower else None
         if src is not None:
             sources[step.name] = src
@@ -256,6 +268,17 @@ def lower_task(task_path: str | Path, dsl: str, backend: str, *, sketch_only: bo
         raise ConfigError(f"{path}: nothing to generate (every op is a view or a torch fallback: "
                           f"{', '.join(fallbacks) or 'none'})")
     return assemble(programs, cap.input_positions, text, dsl, sources, str(path)), report
+
+
+def _same_tensors(name: str, planned, given) -> None:
+    """A replacement sketch must bind to the region's tensors: same names, order and directions."""
+    from akg_rag.errors import SketchError
+
+    want = [(t.name, t.direction) for t in planned.tensors if t.direction != "temp"]
+    got = [(t.name, t.direction) for t in given.tensors if t.direction != "temp"]
+    if want != got:
+        raise SketchError(f"the sketch for {name} declares tensors {got}; the region needs {want} "
+                          "(names, order and directions)", given.line, given.column)
 
 
 def _backend(dsl: str):

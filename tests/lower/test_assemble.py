@@ -148,3 +148,65 @@ def test_triton_candidate_runs_under_the_interpreter(tmp_path):
     run = subprocess.run([sys.executable, str(tmp_path / "driver.py"), str(tmp_path)], env=env,
                          capture_output=True, text=True, timeout=600)
     assert "MATCH" in run.stdout, run.stderr[-3000:]
+
+
+_QUICK_GELU = """
+import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x):
+        return x * torch.sigmoid(1.702 * x)
+
+def get_inputs():
+    return [torch.randn(37, 53)]
+
+def get_init_inputs():
+    return []
+"""
+
+# another design of the same region: one program per row, the row as one tile
+_ROW_SKETCH = """
+sketch rows {
+  symbols: M, N
+  tensors: in0[M, N]: f32 in; t_mul_1[M, N]: f32 out
+  params: BN = 64
+
+  @llm_hint("parallel", "grid")
+  for m in range(M):
+    load(in0[m, 0:N] -> row)
+    y = mul(row, sigmoid(mul(row, 1.702)))
+    store(y -> t_mul_1[m, 0:N])
+}
+"""
+
+
+def _load_module(path: Path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_given_sketch_replaces_the_emitted_one_and_lowers(tmp_path):
+    from akg_rag.errors import ConfigError, SketchError
+
+    path = tmp_path / "task.py"
+    path.write_text(_QUICK_GELU)
+    _, planned = lower_task(path, "triton", "cuda", sketch_only=True)
+    assert [k.name for k in planned.kernels] == ["k0"]
+    source, report = lower_task(path, "triton", "cuda", sketches={"k0": _ROW_SKETCH})
+    assert "for m in range(M)" in report.kernels[0].sketch
+    cand = tmp_path / "cand_rows.py"
+    cand.write_text(source)
+    x = torch.randn(37, 53)
+    got = _load_module(cand).ModelNew()(x)
+    torch.testing.assert_close(got, x * torch.sigmoid(1.702 * x), rtol=1e-5, atol=1e-5)
+    wrong = _ROW_SKETCH.replace("t_mul_1", "y_out")
+    with pytest.raises(SketchError, match="declares tensors"):
+        lower_task(path, "triton", "cuda", sketches={"k0": wrong})
+    with pytest.raises(ConfigError, match="no kernel named k7"):
+        lower_task(path, "triton", "cuda", sketches={"k7": _ROW_SKETCH})
