@@ -42,6 +42,7 @@ PRELUDE = r"""
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #ifndef AKG_CPP_PRELUDE
@@ -92,8 +93,15 @@ inline int64_t clamp_hi(int64_t start, int64_t ext, int64_t size, int64_t lo) {
 }
 
 // max/min that propagate NaN (as torch.maximum/minimum do) and stay branch-free selects.
-template <typename T> inline T vmax(T a, T b) { return (a > b || a != a) ? a : b; }
-template <typename T> inline T vmin(T a, T b) { return (a < b || a != a) ? a : b; }
+// Mixed operand types (an int64_t index and an int literal) meet in their common type.
+template <typename A, typename B> inline std::common_type_t<A, B> vmax(A a_, B b_) {
+  const std::common_type_t<A, B> a = a_, b = b_;
+  return (a > b || a != a) ? a : b;
+}
+template <typename A, typename B> inline std::common_type_t<A, B> vmin(A a_, B b_) {
+  const std::common_type_t<A, B> a = a_, b = b_;
+  return (a < b || a != a) ? a : b;
+}
 
 // Floor division and Python-style remainder (sign of the divisor), as torch defines them.
 inline int64_t floordiv(int64_t a, int64_t b) {
