@@ -1,0 +1,239 @@
+"""Capture: a task's ``forward`` as a functional aten graph, built on meta tensors.
+
+The task module, its constructor and its inputs run under the ``meta`` device with the analysis'
+CUDA redirection (:class:`akg_rag.analysis.trace.MetaRedirect`), so ``.cuda()`` is a no-op and a
+17 GB input costs nothing. ``forward`` is traced with ``make_fx`` over
+``torch.func.functional_call``: parameters and buffers become graph inputs, named. Composite ops
+(softmax, the norms, gelu, the losses, ...) are decomposed into pointwise ops and reductions by
+torch's own decompositions; the cores a region keeps whole (mm/bmm/addmm, convolution, pooling,
+cumsum/cumprod) stay single nodes.
+
+Tracing runs twice: once with the decompositions, then once more under ``functionalize`` over the
+first graph, because a decomposition may itself emit an in-place op (``clamp_min_``) that the
+outer functionalisation never sees. Mutations of parameters and buffers (batch norm's running
+statistics in training mode) do not reach ``forward``'s outputs and are dropped (listed in
+``Captured.dropped``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch.fx.experimental.proxy_tensor import make_fx
+from torch.utils._pytree import tree_flatten
+
+from akg_rag.analysis.trace import MetaRedirect
+from akg_rag.errors import TaskError
+from akg_rag.task import load_task, read_source
+
+aten = torch.ops.aten
+
+# Composite ops decomposed on top of torch's core-aten table, into pointwise ops and reductions.
+_EXTRA_DECOMPOSED = (
+    "_softmax", "_log_softmax", "native_layer_norm", "native_batch_norm", "_native_batch_norm_legit",
+    "_native_batch_norm_legit_no_training", "_native_batch_norm_legit_functional",
+    "native_group_norm", "gelu", "silu", "var", "var_mean", "std", "std_mean", "logsumexp",
+    "linalg_vector_norm", "mse_loss", "smooth_l1_loss", "huber_loss", "hardswish", "hardsigmoid",
+    "mish", "softplus", "elu", "leaky_relu", "log_sigmoid_forward", "nll_loss_forward",
+    "hardtanh", "binary_cross_entropy", "celu", "selu", "glu", "logit", "softshrink", "hardshrink",
+    "threshold", "relu6", "rsub", "addcmul", "addcdiv", "lerp", "logaddexp", "native_dropout",
+    "_fused_rms_norm", "sgn", "aminmax", "baddbmm", "embedding", "nll_loss2d_forward",
+)
+# Ops kept whole: the cores of GEMM, conv, pool and scan regions, and reductions the partitioner
+# reads directly (mean is sum / numel there, which keeps the count symbolic).
+_KEPT = (
+    "mm", "bmm", "addmm", "mv", "convolution", "cumsum", "cumprod", "mean", "amax", "amin",
+    "max_pool1d", "max_pool2d_with_indices", "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d",
+    "avg_pool3d", "_adaptive_avg_pool2d", "adaptive_avg_pool1d",
+)
+# In-place ops whose functional form has another overload name.
+_INPLACE_OVERLOAD = {"transpose_": "int", "squeeze_": "dim"}
+# Ops whose result is a mutation of a graph input: dropped when the target is a parameter/buffer.
+_MUTATIONS = ("copy_",)
+
+
+@dataclass
+class Captured:
+    """A task's ``forward`` as an aten graph over meta tensors.
+
+    Placeholders of ``gm.graph`` are, in order, the parameters and buffers (``param_names``) and
+    then forward's tensor arguments (``input_count`` of them). Every node's ``meta["val"]`` is a meta
+    tensor (or a tuple of them) giving shape, dtype and strides.
+    """
+
+    path: Path
+    gm: torch.fx.GraphModule
+    param_names: list[str]                  # placeholder order; "linear.weight", "bn.running_mean"
+    input_count: int                        # forward's tensor arguments
+    input_positions: list[int]              # their positions among forward's arguments
+    arg_count: int                          # forward's arguments, tensors or not
+    constants: dict[str, torch.Tensor]      # get_attr target -> small literal captured by value
+    attributes: dict[str, str]              # get_attr target -> attribute path on the model
+    returns_tuple: bool                     # forward returned a tuple/list
+    dropped: list[str] = field(default_factory=list)  # mutations left out ("bn.running_mean")
+
+    @property
+    def placeholders(self) -> list[torch.fx.Node]:
+        """The graph's placeholder nodes, in order."""
+        return [n for n in self.gm.graph.nodes if n.op == "placeholder"]
+
+
+class _FullRedirect(MetaRedirect):
+    """The analysis' meta redirection without its one-time-step shortcut for recurrent layers:
+    a lowered program must compute every step."""
+
+    def _one_step(self, func: Any, args: tuple, kwargs: dict) -> Any:
+        return None
+
+
+def decomposition_table() -> dict:
+    """torch's core-aten decompositions plus the composites above, less the kept cores."""
+    from torch._decomp import core_aten_decompositions, decomposition_table as full
+
+    table = dict(core_aten_decompositions())
+    extra = {getattr(aten, n) for n in _EXTRA_DECOMPOSED if hasattr(aten, n)}
+    for op, fn in full.items():
+        if getattr(op, "overloadpacket", None) in extra:
+            table.setdefault(op, fn)
+    kept = {getattr(aten, n) for n in _KEPT if hasattr(aten, n)}
+    return {op: fn for op, fn in table.items() if getattr(op, "overloadpacket", None) not in kept}
+
+
+def _call(path: Path, what: str, fn: Any, *args: Any) -> Any:
+    """Run task code; any failure becomes a TaskError naming the file and the step."""
+    try:
+        return fn(*args)
+    except TaskError:
+        raise
+    except Exception as e:  # noqa: BLE001 - any failure of task code is a problem of the task
+        text = f"{type(e).__name__}: {e}".splitlines()[0][:300]
+        hint = ""
+        if "forward" in what:
+            hint = (" (lowering traces forward on meta tensors, which hold no values: data-dependent"
+                    " code such as .item(), nonzero(), boolean-mask indexing or Python control flow"
+                    " on tensor values cannot be captured)")
+        raise TaskError(path, f"{what} raised {text}{hint}") from None
+
+
+def _attribute_paths(model: torch.nn.Module) -> dict[int, str]:
+    """id(tensor) -> attribute path for plain tensor attributes (not parameters or buffers)."""
+    out: dict[int, str] = {}
+    for prefix, mod in model.named_modules():
+        for key, val in vars(mod).items():
+            if isinstance(val, torch.Tensor) and not isinstance(val, torch.nn.Parameter):
+                out.setdefault(id(val), f"{prefix}.{key}" if prefix else key)
+    return out
+
+
+def capture(task_path: str | Path, source: str | None = None) -> Captured:
+    """Trace ``Model(*get_init_inputs()).forward(*get_inputs())`` into a :class:`Captured`.
+
+    Nothing is materialised. Raises ``TaskError`` when the task does not load, when building the
+    model or its inputs fails, or when ``forward`` cannot be traced on meta tensors.
+    """
+    path = Path(task_path)
+    text = read_source(path) if source is None else source
+    redirect = _FullRedirect()
+    with torch.device("meta"), redirect:
+        task = load_task(path, text)
+        init = _call(path, "get_init_inputs()", lambda: list(task.get_init_inputs()))
+        model = _call(path, "Model(*get_init_inputs())", task.model_cls, *init)
+        args = _call(path, "get_inputs()", lambda: task.input_sets()[0])
+    if not isinstance(model, torch.nn.Module):
+        raise TaskError(path, "Model(*get_init_inputs()) is not a torch.nn.Module")
+    state = dict(model.named_parameters(remove_duplicate=False))
+    state.update(model.named_buffers(remove_duplicate=False))
+    names = list(state)
+    positions = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
+    table = decomposition_table()
+
+    def forward(*flat: torch.Tensor) -> Any:
+        params = dict(zip(names, flat[: len(names)]))
+        call_args = list(args)
+        for pos, t in zip(positions, flat[len(names):]):
+            call_args[pos] = t
+        return torch.func.functional_call(model, params, tuple(call_args))
+
+    flat_in = [state[n] for n in names] + [args[p] for p in positions]
+    with torch.device("meta"), redirect, torch.no_grad():
+        gm = _call(path, "tracing forward", lambda: make_fx(
+            torch.func.functionalize(forward, remove="mutations"), decomposition_table=table,
+            tracing_mode="real")(*flat_in))
+        out = _call(path, "running forward", forward, *flat_in)
+    dropped = _drop_mutations(gm, names)
+    _out_of_place(gm)
+    attrs = _attribute_paths(model)
+    constants: dict[str, torch.Tensor] = {}
+    attributes: dict[str, str] = {}
+    for node in gm.graph.nodes:
+        if node.op != "get_attr":
+            continue
+        val = getattr(gm, node.target)
+        real = redirect.constants.get(id(val))
+        if real is not None:
+            constants[node.target] = real
+        elif id(val) in attrs:
+            attributes[node.target] = attrs[id(val)]
+        elif isinstance(val, torch.Tensor) and val.device.type != "meta":
+            constants[node.target] = val
+        else:
+            raise TaskError(path, f"forward uses a tensor constant of shape {tuple(val.shape)} whose "
+                            "value was not captured (build it in __init__ as a buffer)")
+    _check_outputs(path, out)
+    return Captured(path=path, gm=gm, param_names=names, input_count=len(positions),
+                    input_positions=positions, arg_count=len(args), constants=constants,
+                    attributes=attributes, returns_tuple=isinstance(out, (tuple, list)),
+                    dropped=dropped)
+
+
+def _check_outputs(path: Path, out: Any) -> None:
+    """forward must return tensors (a tensor, or a flat tuple/list of tensors)."""
+    items = out if isinstance(out, (tuple, list)) else [out]
+    flat, _ = tree_flatten(out)
+    if len(flat) != len(items) or not all(isinstance(t, torch.Tensor) for t in flat):
+        raise TaskError(path, "forward must return a tensor or a flat tuple of tensors")
+
+
+def _drop_mutations(gm: torch.fx.GraphModule, names: list[str]) -> list[str]:
+    """Remove ``copy_`` into placeholders (state updates that never reach an output)."""
+    holders = {n: i for i, n in enumerate(n for n in gm.graph.nodes if n.op == "placeholder")}
+    dropped: list[str] = []
+    for node in list(gm.graph.nodes):
+        if node.op == "call_function" and getattr(node.target, "__name__", "").split(".")[0] in _MUTATIONS:
+            target = node.args[0]
+            if target in holders and not node.users:
+                i = holders[target]
+                dropped.append(names[i] if i < len(names) else f"input{i - len(names)}")
+                gm.graph.erase_node(node)
+    gm.graph.eliminate_dead_code()
+    gm.recompile()
+    return dropped
+
+
+def _out_of_place(gm: torch.fx.GraphModule) -> None:
+    """Rewrite in-place ops a decomposition emitted (``sigmoid_``, ``add_``) as their functional
+    forms: later readers of the mutated tensor read the op's result instead. Decompositions only
+    mutate tensors they created, so no alias of the target is read elsewhere."""
+    order = {n: i for i, n in enumerate(gm.graph.nodes)}
+    for node in list(gm.graph.nodes):
+        if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
+            continue
+        name = node.target._schema.name.split("::")[-1]
+        if not name.endswith("_") or name.endswith("__") or not node.args:
+            continue
+        packet = getattr(aten, name[:-1], None)
+        functional = getattr(packet, node.target._overloadname, None) if packet is not None else None
+        if functional is None and packet is not None:  # transpose_.default -> transpose.int
+            functional = getattr(packet, _INPLACE_OVERLOAD.get(name, "default"), None)
+        target = node.args[0]
+        if functional is None or not isinstance(target, torch.fx.Node):
+            continue
+        node.target = functional
+        for user in list(target.users):
+            if user is not node and order.get(user, -1) > order[node]:
+                user.replace_input_with(target, node)
+    gm.graph.lint()
+    gm.recompile()

@@ -1,0 +1,103 @@
+"""The Triton backend: a validated sketch becomes a Python module of ``@triton.jit`` kernels.
+
+``emit_triton(sketch, name)`` returns a :class:`~akg_rag.lower.source.KernelSource` whose code
+holds, in order: imports; the module-level tunables ``{name}_{PARAM}`` (the sketch's UPPER_CASE
+integer parameters, plus ``{name}_NUM_WARPS`` and ``{name}_NUM_STAGES``), read by the host
+function at call time so the search can rewrite them; small helper functions; one kernel per
+launch (:mod:`akg_rag.lower.triton_kernel`); and the host function ``def {name}(*tensors)``
+(:mod:`akg_rag.lower.triton_host`). Nothing runs on import.
+
+What the kernels guarantee (docs/lowering.md): tiles are power-of-two blocks with a validity mask
+on every padded axis; reductions, scans, ``matmul`` and stores ignore padded lanes; loads mask
+indices outside the tensor and read ``other``; 16-bit floats compute in f32 and stores cast to the
+tensor's dtype; f32 ``matmul`` runs ``tl.dot(..., input_precision="ieee")``, never TF32.
+"""
+
+from __future__ import annotations
+
+from akg_rag.errors import SketchError
+from akg_rag.lower.source import KernelSource
+from akg_rag.lower.triton_expr import Blocks, Namer
+from akg_rag.lower.triton_host import CHECK_HELPER, host_source
+from akg_rag.lower.triton_kernel import KernelWriter
+from akg_rag.lower.triton_ops import helper_sources, helpers_needing_libdevice
+from akg_rag.lower.typed import TypedSketch, analyze
+from akg_rag.sketch.nodes import Alloc, Assign, For, Load, Sketch, Stmt
+from akg_rag.sketch.validate import validate_sketch
+
+DEFAULT_NUM_WARPS = 4    # warps per program (Triton's default)
+DEFAULT_NUM_STAGES = 3   # software-pipelining stages of loops that load (Triton's CUDA default)
+
+
+def emit_triton(sketch: Sketch, name: str) -> KernelSource:
+    """Triton source for a sketch; raise ``SketchError`` (with a position) if it cannot lower."""
+    if not name.isidentifier():
+        raise ValueError(f"kernel name {name!r} is not a Python identifier")
+    validate_sketch(sketch)
+    typed = analyze(sketch)
+    namer = Namer(_identifiers(typed) | {name})
+    blocks = Blocks(typed, namer)
+    helpers: set[str] = set()
+    kernels: list[tuple[str, KernelWriter]] = []
+    sources: list[str] = []
+    for launch in typed.launches:
+        kname = namer.fresh(f"{name}_kernel" if len(typed.launches) == 1 else f"{name}_kernel{launch.index}")
+        kw = KernelWriter(typed, launch, blocks, namer, helpers, kname)
+        sources.append(kw.source())
+        kernels.append((kname, kw))
+    tunables = {p: f"{name}_{p}" for p in typed.tunables}
+    tunables["NUM_WARPS"] = f"{name}_NUM_WARPS"
+    tunables["NUM_STAGES"] = f"{name}_NUM_STAGES"
+    host = host_source(typed, name, kernels, blocks, tunables)
+    values = {**{tunables[p]: v for p, v in typed.tunables.items()},
+              tunables["NUM_WARPS"]: DEFAULT_NUM_WARPS, tunables["NUM_STAGES"]: DEFAULT_NUM_STAGES}
+    code = _module(typed, name, values, helpers, sources, host)
+    return KernelSource(code=code, entry=name, tunables=values, tensors=[t.name for t in typed.arguments])
+
+
+def _module(typed: TypedSketch, name: str, tunables: dict[str, int], helpers: set[str],
+            kernels: list[str], host: str) -> str:
+    sk = typed.sketch
+    lib = helpers_needing_libdevice(helpers)
+    head = [f'"""Triton kernels generated from sketch `{sk.name}` (akg_rag.lower.triton).',
+            "",
+            f"Entry point: {name}({', '.join(t.name for t in typed.arguments)}). Module-level tunables "
+            "are read at call time.",
+            '"""', ""]
+    if lib:
+        head.append("import os")
+        head.append("")
+    head += ["import torch", "import triton", "import triton.language as tl"]
+    if lib:
+        head.append("from triton.language.extra import libdevice")
+    head.append("")
+    for key, value in tunables.items():
+        head.append(f"{key} = {value}")
+    parts = ["\n".join(head)]
+    if helpers:
+        parts.append(helper_sources(helpers).rstrip("\n"))
+    parts += [k.rstrip("\n") for k in kernels]
+    parts.append(CHECK_HELPER.rstrip("\n"))
+    parts.append(host.rstrip("\n"))
+    return "\n\n\n".join(parts) + "\n"
+
+
+def _identifiers(typed: TypedSketch) -> set[str]:
+    sk = typed.sketch
+    names = {s.name for s in sk.symbols} | {p.name for p in sk.params} | {t.name for t in sk.tensors}
+
+    def walk(body: list[Stmt]) -> None:
+        for s in body:
+            if isinstance(s, For):
+                names.add(s.var)
+                walk(s.body)
+            elif isinstance(s, (Alloc, Assign)):
+                names.add(s.target)
+            elif isinstance(s, Load):
+                names.add(s.dst)
+
+    walk(sk.body)
+    return names
+
+
+__all__ = ["emit_triton", "SketchError"]

@@ -1,0 +1,480 @@
+"""Expressions of a sketch as Triton expressions (used by :mod:`akg_rag.lower.triton_kernel`).
+
+A tile of extents ``[E0, E1]`` is a Triton tensor of ``[BLOCK_E0, BLOCK_E1]`` (powers of two,
+see :class:`Blocks`); ``offs_E`` is ``tl.arange(0, BLOCK_E)`` and ``mask_E`` marks its valid
+lanes. Lanes past an extent hold garbage that never reaches memory or a reduction: reductions
+replace them by the neutral element, ``matmul`` zeroes them on the inner axis, and stores mask
+them. Values compute in the dtype :mod:`akg_rag.lower.typed` gives them; every operand is converted
+to it explicitly where Triton's own promotion would differ.
+"""
+
+from __future__ import annotations
+
+import keyword
+from dataclasses import dataclass
+
+from akg_rag.errors import SketchError
+from akg_rag.lower import triton_ops as ops
+from akg_rag.lower.infer import VType, promote
+from akg_rag.lower.sizes import Size
+from akg_rag.lower.typed import TypedSketch
+from akg_rag.sketch import vocab
+from akg_rag.sketch.nodes import BinOp, Call, Expr, Name, Neg, Num, Str
+
+ATOM, UNARY, MUL, ADD, AND, OR, CMP = 100, 12, 11, 10, 6, 4, 3
+_INFIX = {"add": ("+", ADD), "sub": ("-", ADD), "mul": ("*", MUL), "div": ("/", MUL),
+          "gt": (">", CMP), "ge": (">=", CMP), "lt": ("<", CMP), "le": ("<=", CMP), "eq": ("==", CMP),
+          "ne": ("!=", CMP), "logical_and": ("&", AND), "logical_or": ("|", OR)}
+COMPUTE_TL = {"f32": "tl.float32", "f64": "tl.float64", "i32": "tl.int32", "i64": "tl.int64",
+              "bool": "tl.int1"}
+_RESERVED = {"tl", "triton", "torch", "libdevice", "os", "math", "float", "int", "range", "min", "max",
+             "len", "pid", "rest", "tensors", "grid"}
+
+
+@dataclass(frozen=True)
+class Em:
+    """An emitted expression and its precedence (for minimal parentheses)."""
+
+    text: str
+    prec: int = ATOM
+
+    def at(self, prec: int) -> str:
+        """The text, parenthesised when it binds looser than ``prec``."""
+        return self.text if self.prec >= prec else f"({self.text})"
+
+
+def lit(value: float | int | bool, dtype: str) -> Em:
+    """A literal of a compute dtype (floats keep a decimal point so Triton types them f32)."""
+    if dtype == "bool":
+        return Em("True" if value else "False")
+    if dtype in ("i32", "i64"):
+        v = int(value) if value == value and abs(value) != float("inf") else 0
+        return Em(str(v), UNARY if v < 0 else ATOM)
+    v = float(value)
+    if v != v:
+        return Em('float("nan")')
+    if abs(v) == float("inf"):
+        return Em('float("inf")') if v > 0 else Em('-float("inf")', UNARY)
+    return Em(repr(v), UNARY if v < 0 else ATOM)
+
+
+class Namer:
+    """Python names for sketch identifiers and generated names that never collide."""
+
+    def __init__(self, taken: set[str]) -> None:
+        self.taken = {self.py(n) for n in taken}
+        self.memo: dict[str, str] = {}
+
+    @staticmethod
+    def py(name: str) -> str:
+        """A sketch identifier as a safe Python name (keywords and module names get a suffix)."""
+        if keyword.iskeyword(name) or name in _RESERVED or name.startswith("_"):
+            return f"v{name}" if name.startswith("_") else f"{name}_"
+        return name
+
+    def fresh(self, base: str) -> str:
+        """A generated name, the same for the same ``base``, distinct from every sketch name."""
+        if base not in self.memo:
+            name, n = base, 2
+            while name in self.taken:
+                name, n = f"{base}_{n}", n + 1
+            self.taken.add(name)
+            self.memo[base] = name
+        return self.memo[base]
+
+
+class Blocks:
+    """The power-of-two block size of every tile extent of a sketch, shared by kernels and host.
+
+    A constant extent gets a literal block; any other extent a ``BLOCK_*`` constexpr the host
+    computes with ``triton.next_power_of_2``. Extents that are ``matmul`` dimensions get at least
+    16 (``tl.dot``'s minimum)."""
+
+    def __init__(self, typed: TypedSketch, namer: Namer) -> None:
+        self.namer = namer
+        self.labels: dict[str, str] = {}
+        self.dot: set[str] = set()
+        for mm in typed.matmuls:
+            a, b = (typed.type_of(x) for x in mm.args)  # type: ignore[union-attr]
+            dims = (a.shape[-2], a.shape[-1], b.shape[-1])
+            if not any(d.is_one for d in dims) and len(a.shape) <= 3 and len(b.shape) <= 3:
+                self.dot.update(d.key for d in dims)
+
+    def label(self, s: Size) -> str:
+        """A short identifier part for an extent: its name, its value, or S0, S1, ..."""
+        if s.key not in self.labels:
+            if s.value is not None:
+                self.labels[s.key] = str(s.value)
+            elif s.key.isidentifier():
+                self.labels[s.key] = s.key
+            else:
+                self.labels[s.key] = f"S{sum(1 for v in self.labels.values() if v.startswith('S'))}"
+        return self.labels[s.key]
+
+    def const_block(self, s: Size) -> int | None:
+        """The block of a constant extent (None for a run-time one)."""
+        if s.value is None:
+            return None
+        b = 1
+        while b < s.value:
+            b *= 2
+        return max(b, 16) if s.key in self.dot else b
+
+    def name(self, s: Size) -> str:
+        """The block size as kernel text: a literal or a ``BLOCK_*`` constexpr."""
+        c = self.const_block(s)
+        if c is not None:
+            return str(c)
+        label = self.label(s)
+        return self.namer.fresh(f"BLOCK_{label}" if not label.startswith("BLOCK") else f"{label}_PADDED")
+
+    def host(self, s: Size, size_text: str) -> str:
+        """Host expression of a run-time block size."""
+        pow2 = f"triton.next_power_of_2(max(1, {size_text}))"
+        return f"max(16, {pow2})" if s.key in self.dot else pow2
+
+    def padded(self, s: Size) -> bool:
+        """Whether lanes past the extent exist (a mask is needed)."""
+        c = self.const_block(s)
+        return s.value is None or c != s.value
+
+
+def fail(message: str, node: object) -> SketchError:
+    """A SketchError at ``node``'s position."""
+    return SketchError(message, getattr(node, "line", 0), getattr(node, "column", 0))
+
+
+class ExprWriter:
+    """Emits sketch expressions; a kernel writer provides names, tiles, masks and loads."""
+
+    t: TypedSketch
+    blocks: Blocks
+    namer: Namer
+    helpers: set[str]
+
+    # provided by the kernel writer
+    def offs(self, s: Size) -> str: ...          # noqa: D102, E704
+    def mask(self, s: Size) -> str: ...          # noqa: D102, E704
+    def var(self, name: str) -> str: ...         # noqa: D102, E704
+    def whole_tensor(self, name: str) -> Em: ...  # noqa: D102, E704
+
+    # ---- sizes and plain index arithmetic ------------------------------------------------------
+    def index(self, e: Expr) -> Em:
+        """An index or size expression (symbols, tunables, loop variables, params, numbers)."""
+        if isinstance(e, Num):
+            return lit(e.value, "f32" if isinstance(e.value, float) else "i32")
+        if isinstance(e, Name):
+            if e.id in self.t.params and e.id not in self.t.tunables:
+                return self.index(self.t.params[e.id])
+            return Em(self.var(e.id))
+        if isinstance(e, Neg):
+            return Em(f"-{self.index(e.operand).at(UNARY)}", UNARY)
+        if isinstance(e, BinOp):
+            prec = ADD if e.op in "+-" else MUL
+            left, right = self.index(e.left), self.index(e.right)
+            return Em(f"{left.at(prec)} {e.op} {right.at(prec + 1)}", prec)
+        return self.expr(e)
+
+    def size(self, s: Size) -> Em:
+        """The value of an extent in kernel code."""
+        return self.index(s.expr)
+
+    @staticmethod
+    def expand(text: str, axis: int, rank: int) -> str:
+        """A 1-D tile ``text`` placed on ``axis`` of a rank-``rank`` tile (``x[None, :]``)."""
+        if rank <= 1:
+            return text
+        return f"{text}[{', '.join(':' if k == axis else 'None' for k in range(rank))}]"
+
+    def valid(self, shape: tuple[Size, ...], axes: list[int] | None = None) -> str | None:
+        """Mask of the valid lanes of a tile of ``shape`` (only ``axes`` when given)."""
+        parts = [self.expand(self.mask(s), k, len(shape)) for k, s in enumerate(shape)
+                 if (axes is None or k in axes) and self.blocks.padded(s)]
+        return " & ".join(parts) if parts else None
+
+    def block_shape(self, shape: tuple[Size, ...]) -> str:
+        """``(BLOCK_M, BLOCK_N)`` of a tile shape."""
+        inner = ", ".join(self.blocks.name(s) for s in shape)
+        return f"({inner},)" if len(shape) == 1 else f"({inner})"
+
+    # ---- conversions ---------------------------------------------------------------------------
+    def convert(self, em: Em, src: VType, dtype: str) -> Em:
+        """``em`` (of type ``src``) as ``dtype``."""
+        if src.dtype == dtype:
+            return em
+        if dtype == "bool":
+            return Em(f"{em.at(CMP + 1)} != 0", CMP)
+        if src.rank == 0:
+            return Em(f"tl.cast({em.text}, {COMPUTE_TL[dtype]})")
+        return Em(f"{em.at(ATOM)}.to({COMPUTE_TL[dtype]})")
+
+    def operand(self, e: Expr, dtype: str) -> Em:
+        """Expression ``e`` converted to ``dtype`` (weak literals are written in that dtype)."""
+        t = self.t.type_of(e) if not isinstance(e, Num) else None
+        if isinstance(e, Num):
+            return lit(e.value, dtype)
+        if isinstance(e, Neg) and isinstance(e.operand, Num):
+            return lit(-e.operand.value, dtype)
+        if isinstance(e, Name) and e.id in self.t.params and e.id not in self.t.tunables:
+            value = self.t.params[e.id]
+            if isinstance(value, (Num, Neg)):
+                return self.operand(value, dtype)
+        assert t is not None
+        em = self.expr(e)
+        if t.weak and t.kind != "bool" and dtype not in ("bool",) and not (t.kind == "float" and dtype in ("i32", "i64")):
+            return em  # a constant: Triton types it with the tile it meets
+        return self.convert(em, t, dtype)
+
+    def reshape(self, em: Em, src: VType, dst: VType) -> Em:
+        """A value of ``src`` shape as a local of ``dst`` shape (same data, size-1 axes differ)."""
+        if [s.key for s in src.shape] == [s.key for s in dst.shape]:
+            return em
+        if src.rank == 0:
+            return Em(f"tl.zeros({self.block_shape(dst.shape)}, {COMPUTE_TL[dst.dtype]}) + {em.at(ADD + 1)}", ADD)
+        if dst.rank == 0:
+            fn = "tl.max" if dst.dtype == "bool" else "tl.sum"
+            return Em(f"{fn}(tl.reshape({em.text}, (1,)), axis=0)")
+        keys = [s.key for s in src.shape]
+        dkeys = [s.key for s in dst.shape]
+        if len(dkeys) > len(keys):  # insert size-1 axes by indexing when src is a subsequence
+            pattern, i = [], 0
+            for k in dkeys:
+                if i < len(keys) and keys[i] == k:
+                    pattern.append(":")
+                    i += 1
+                else:
+                    pattern.append("None")
+            if i == len(keys) and all(dst.shape[j].is_one for j, p in enumerate(pattern) if p == "None"):
+                return Em(f"{em.at(ATOM)}[{', '.join(pattern)}]")
+        return Em(f"tl.reshape({em.text}, {self.block_shape(dst.shape)})")
+
+    # ---- expressions ---------------------------------------------------------------------------
+    def expr(self, e: Expr) -> Em:
+        """Expression ``e`` in its own compute dtype."""
+        if isinstance(e, Num):
+            return lit(e.value, "f32" if isinstance(e.value, float) else "i32")
+        if isinstance(e, Name):
+            if e.id in self.t.shapes:
+                return self.whole_tensor(e.id)
+            if e.id in self.t.params and e.id not in self.t.tunables:
+                return self.expr(self.t.params[e.id])
+            return Em(self.var(e.id))
+        if isinstance(e, Neg):
+            r = self.t.type_of(e)
+            return Em(f"-{self.operand(e.operand, r.dtype).at(UNARY)}", UNARY)
+        if isinstance(e, BinOp):
+            return self.binop(e)
+        if isinstance(e, Call):
+            return self.call(e)
+        if isinstance(e, Str):
+            raise fail("a string is only allowed as the first argument of apply", e)
+        raise fail("not an expression", e)
+
+    def binop(self, e: BinOp) -> Em:
+        r = self.t.type_of(e)
+        if e.op in ("//", "%"):
+            if r.kind == "float":
+                a, b = self.operand(e.left, r.dtype), self.operand(e.right, r.dtype)
+                if e.op == "//":
+                    return Em(f"tl.floor({a.at(MUL)} / {b.at(MUL + 1)})")
+                return self.helper("remainder", [a, b])
+            a, b = self.operand(e.left, r.dtype), self.operand(e.right, r.dtype)
+            return Em(f"{a.at(MUL)} {e.op} {b.at(MUL + 1)}", MUL)
+        name = {"+": "add", "-": "sub", "*": "mul", "/": "div"}[e.op]
+        return self.infix(name, [e.left, e.right], r)
+
+    def infix(self, op: str, args: list[Expr], r: VType) -> Em:
+        sym, prec = _INFIX[op]
+        if prec == CMP:
+            dtype, _ = promote([self.t.type_of(a) if not isinstance(a, Num) else _num_type(a) for a in args])
+        elif prec in (AND, OR):
+            dtype = "bool"
+        else:
+            dtype = r.dtype
+        a, b = (self.operand(x, dtype) for x in args)
+        return Em(f"{a.at(prec)} {sym} {b.at(prec + 1)}", prec)
+
+    def helper(self, name: str, args: list[Em]) -> Em:
+        self.helpers.add(name)
+        return Em(f"_{name}({', '.join(a.text for a in args)})")
+
+    def call(self, e: Call) -> Em:
+        f, r = e.func, self.t.type_of(e)
+        if f == "iota":
+            return Em(self.offs(r.shape[0]))
+        if f == "cast":
+            return self.cast(e, r)
+        if f == "apply":
+            return self.apply(e, r)
+        if f in vocab.REDUCE_OPS:
+            return self.reduce(e, r)
+        if f in vocab.SCAN_OPS:
+            return self.scan(e, r)
+        if f == "matmul":
+            return self.matmul(e, r)
+        if f == "unsqueeze":
+            a = self.t.type_of(e.args[0])
+            if a.rank == 0:
+                return self.reshape(self.expr(e.args[0]), a, r)
+            ax = e.kwargs["axis"].value % (a.rank + 1)  # type: ignore[union-attr]
+            pattern = [":"] * a.rank
+            pattern.insert(ax, "None")
+            return Em(f"{self.expr(e.args[0]).at(ATOM)}[{', '.join(pattern)}]")
+        if f == "transpose":
+            a = self.t.type_of(e.args[0])
+            x = self.expr(e.args[0])
+            if a.rank < 2:
+                return x
+            if a.rank == 2:
+                return Em(f"tl.trans({x.text})")
+            perm = list(range(a.rank - 2)) + [a.rank - 1, a.rank - 2]
+            return Em(f"tl.permute({x.text}, {tuple(perm)})")
+        if f == "where":
+            c = self.operand(e.args[0], "bool")
+            a, b = self.operand(e.args[1], r.dtype), self.operand(e.args[2], r.dtype)
+            return Em(f"tl.where({c.text}, {a.text}, {b.text})")
+        if f in _INFIX:
+            return self.infix(f, e.args, r)
+        return self.elementwise(f, e, r)
+
+    def elementwise(self, f: str, e: Call, r: VType) -> Em:
+        if f == "logical_not":
+            return Em(f"{self.operand(e.args[0], 'bool').at(CMP + 1)} == 0", CMP)
+        if f in ("isnan", "isinf"):
+            a = self.t.type_of(e.args[0])
+            if a.kind != "float":
+                return Em("False") if a.rank == 0 else Em(f"{self.expr(e.args[0]).at(CMP + 1)} != {self.expr(e.args[0]).at(CMP + 1)}", CMP)
+            return self.helper(f, [self.expr(e.args[0])])
+        args = [self.operand(a, r.dtype) for a in e.args]
+        if r.kind != "float":
+            if f in ("floor", "ceil", "trunc", "round"):
+                return args[0]
+            if f == "neg":
+                return Em(f"-{args[0].at(UNARY)}", UNARY)
+            if f == "abs":
+                return Em(f"tl.abs({args[0].text})")
+            if f in ("max", "min"):
+                return Em(f"tl.{f}imum({args[0].text}, {args[1].text})")
+            if f in ("remainder", "floordiv", "sign"):
+                return self.helper(f, args)
+            if f == "fmod":
+                return Em(f"{args[0].at(MUL)} % {args[1].at(MUL + 1)}", MUL)
+            raise fail(f"{f} needs floating operands here, got {r}", e)
+        if r.rank == 0 and all(self.t.type_of(a).weak for a in e.args if not isinstance(a, Num)):
+            args = [Em(f"tl.full((), {a.text}, {COMPUTE_TL[r.dtype]})") for a in args]  # math on a constant
+        if f in ops.FLOAT_UNARY:
+            return Em(ops.FLOAT_UNARY[f].format(*(a.at(MUL + 1) if f == "reciprocal" else a.text for a in args)),
+                      MUL if f == "reciprocal" else ATOM)
+        if f == "neg":
+            return Em(f"-{args[0].at(UNARY)}", UNARY)
+        if f == "abs":
+            return Em(f"tl.abs({args[0].text})")
+        if f in ("max", "min"):
+            return Em(f"tl.{f}imum({args[0].text}, {args[1].text})")
+        if f == "floordiv":
+            return Em(f"tl.floor({args[0].at(MUL)} / {args[1].at(MUL + 1)})")
+        if f in ops.HELPER_UNARY or f in ops.HELPER_BINARY:
+            return self.helper(f, args)
+        raise fail(f"compute op {f!r} has no Triton lowering", e)
+
+    def cast(self, e: Call, r: VType) -> Em:
+        a = self.t.type_of(e.args[0])
+        dt = e.args[1].id  # type: ignore[union-attr]
+        em = self.convert(self.expr(e.args[0]), a, r.dtype)
+        if dt in ("f16", "bf16", "i8", "i16", "u8"):  # round / wrap through the narrow type
+            em = Em(f"{em.at(ATOM)}.to({ops.STORAGE[dt]}).to({COMPUTE_TL[r.dtype]})")
+            if a.rank == 0 and r.rank == 0:
+                em = Em(f"tl.cast(tl.cast({self.convert(self.expr(e.args[0]), a, r.dtype).text}, "
+                        f"{ops.STORAGE[dt]}), {COMPUTE_TL[r.dtype]})")
+        return em
+
+    def apply(self, e: Call, r: VType) -> Em:
+        fname = e.args[0].value  # type: ignore[union-attr]
+        if fname not in ops.APPLY:
+            raise fail(f"apply({fname!r}) has no Triton lowering; supported: {', '.join(sorted(ops.APPLY))}", e)
+        template, defaults = ops.APPLY[fname]
+        args = [self.operand(a, r.dtype) for a in e.args[1:]]
+        extra = [a.text for a in args[1:]] + list(defaults[len(args) - 1:])
+        for h in ("tanh", "softplus"):
+            if f"_{h}(" in template:
+                self.helpers.add(h)
+        x = args[0].at(ATOM)
+        return Em(template.format(x=x, **{f"a{i + 1}": v for i, v in enumerate(extra)}), 0)
+
+    # ---- reductions, scans, matmul -------------------------------------------------------------
+    def reduce(self, e: Call, r: VType) -> Em:
+        f = e.func
+        a = self.t.type_of(e.args[0])
+        work = "i32" if a.dtype == "bool" else a.dtype
+        x = self.operand(e.args[0], work)
+        if f == "reduce_mean" and work in ("i32", "i64"):
+            x, work = self.convert(x, VType(a.shape, work), "f32"), "f32"
+        if a.rank == 0:
+            return self.convert(x, VType((), work), r.dtype)
+        ax = e.kwargs["axis"].value % a.rank  # type: ignore[union-attr]
+        keep = ", keep_dims=True" if "keepdim" in e.kwargs and e.kwargs["keepdim"].value else ""  # type: ignore[union-attr]
+        kind = "float" if work in ("f32", "f64") else "int"
+        m = self.valid(a.shape, [ax])
+        if m is not None:
+            neutral = ops.NEUTRAL.get((f, kind))
+            if neutral is None:  # integer max/min/argmax/argmin
+                neutral = (ops.INT_MIN if f in ("reduce_max", "reduce_argmax") else ops.INT_MAX)[work]
+            x = Em(f"tl.where({m}, {x.text}, {neutral})")
+        if f in ("reduce_sum", "reduce_mean"):
+            out = Em(f"tl.sum({x.text}, axis={ax}{keep})")
+            if f == "reduce_mean":
+                out = Em(f"{out.text} / {self.size(a.shape[ax]).at(MUL + 1)}", MUL)
+            return out
+        if f in ("reduce_max", "reduce_min"):
+            return Em(f"tl.{f[7:]}({x.text}, axis={ax}{keep})")
+        if f == "reduce_prod":
+            self.helpers.add("prod_combine")
+            return Em(f"tl.reduce({x.text}, {ax}, _prod_combine{keep})")
+        return Em(f"tl.{f[7:]}({x.text}, axis={ax}, tie_break_left=True{keep})")
+
+    def scan(self, e: Call, r: VType) -> Em:
+        a = self.t.type_of(e.args[0])
+        x = self.operand(e.args[0], r.dtype)
+        if a.rank == 0:
+            return x
+        ax = e.kwargs["axis"].value % a.rank  # type: ignore[union-attr]
+        # padded lanes sit after the valid ones on the scan axis: they cannot reach a valid prefix
+        if e.func == "scan_sum":
+            return Em(f"tl.cumsum({x.text}, axis={ax})")
+        if e.func == "scan_prod":
+            return Em(f"tl.cumprod({x.text}, axis={ax})")
+        self.helpers.add("max_combine")
+        return Em(f"tl.associative_scan({x.text}, {ax}, _max_combine)")
+
+    def matmul(self, e: Call, r: VType) -> Em:
+        a, b = (self.t.type_of(x) for x in e.args)
+        rank = max(a.rank, b.rank)
+        x, y = self.operand(e.args[0], r.dtype), self.operand(e.args[1], r.dtype)
+        k = a.shape[-1]
+        if self.blocks.padded(k):  # the inner axis must add nothing past its extent
+            zero = lit(0, r.dtype).text
+            x = Em(f"tl.where({self.expand(self.mask(k), a.rank - 1, a.rank)}, {x.text}, {zero})")
+            y = Em(f"tl.where({self.expand(self.mask(k), b.rank - 2, b.rank)}, {y.text}, {zero})")
+        dims = (a.shape[-2], a.shape[-1], b.shape[-1])
+        if any(d.is_one for d in dims) or rank > 3 or r.dtype != "f32" or a.rank != b.rank:
+            # outer products summed over k: any shape and dtype, exact f32/f64 products
+            xa = f"{x.at(ATOM)}[{', '.join([':'] * a.rank + ['None'])}]"
+            yb = f"{y.at(ATOM)}[{', '.join([':'] * (b.rank - 2) + ['None', ':', ':'])}]"
+            return Em(f"tl.sum({xa} * {yb}, axis={rank - 1})")
+        half = _join16(a.exact, b.exact)
+        if half is not None:  # 16-bit inputs held exactly: tensor cores, f32 accumulation
+            tl16 = ops.STORAGE[half]
+            return Em(f"tl.dot({x.at(ATOM)}.to({tl16}), {y.at(ATOM)}.to({tl16}))")
+        return Em(f"tl.dot({x.text}, {y.text}, input_precision=\"ieee\")")
+
+
+def _join16(a: str | None, b: str | None) -> str | None:
+    vals = {v for v in (a, b) if v != "*"}
+    if len(vals) == 1 and None not in vals:
+        v = vals.pop()
+        return v if v in ("f16", "bf16") else None
+    return None
+
+
+def _num_type(n: Num) -> VType:
+    return VType((), "f32" if isinstance(n.value, float) else "i32", weak=True)

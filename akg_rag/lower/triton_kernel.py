@@ -1,0 +1,421 @@
+"""One launch of a sketch as one ``@triton.jit`` kernel (used by :mod:`akg_rag.lower.triton`).
+
+The launch's grid (its joined parallel loops) is flattened onto program axis 0 and decomposed with
+``//`` and ``%``, the innermost loop varying fastest. Tensors arrive as pointers with every
+stride; loads and stores mask indices outside the tensor (loads read ``other`` there) and lanes
+past a tile's extent. With ``USE_INT64`` (set by the host when a tensor spans 2**31 elements or
+more) the program id, the strides and the symbols become int64 before any index arithmetic.
+"""
+
+from __future__ import annotations
+
+from akg_rag.lower import triton_ops as ops
+from akg_rag.lower.infer import VType
+from akg_rag.lower.sizes import Size, size_of
+from akg_rag.lower.triton_expr import (
+    ADD, ATOM, CMP, COMPUTE_TL, MUL, Blocks, Em, ExprWriter, Namer, lit,
+)
+from akg_rag.lower.typed import GridAxis, Launch, TypedSketch
+from akg_rag.sketch.nodes import (
+    Access, Alloc, Assign, BinOp, Call, Expr, For, Load, Name, Neg, Num, Slice, Stmt, Store,
+)
+from akg_rag.sketch.printer import print_expr
+
+INDENT = "    "
+MAX_LINE = 100           # characters; longer load/store lines put one argument per line
+STATIC_UNROLL_MAX = 64   # iterations; longer `unroll` loops stay tl.range loops
+
+
+class KernelWriter(ExprWriter):
+    """Writes the kernel of one launch; ``source()`` returns its text."""
+
+    def __init__(self, typed: TypedSketch, launch: Launch, blocks: Blocks, namer: Namer,
+                 helpers: set[str], kernel: str) -> None:
+        self.t, self.launch, self.blocks, self.namer = typed, launch, blocks, namer
+        self.helpers, self.kernel = helpers, kernel
+        self.lines: list[str] = []
+        self.depth = 1
+        self.sizes: dict[str, Size] = {}               # extents whose offs_/mask_ are used
+        self.masked: set[str] = set()
+        self.loops: list[tuple[str, Expr, Expr, Expr | None]] = []   # var, start, stop, step
+        self.carried = {n for s in _loops(launch.body) for n in typed.loop_carried(s)}
+        self.nonneg_locals: dict[str, bool] = {}
+
+    # ---- names ---------------------------------------------------------------------------------
+    def var(self, name: str) -> str:
+        return Namer.py(name)
+
+    def ptr(self, tensor: str) -> str:
+        return self.namer.fresh(f"{Namer.py(tensor)}_ptr")
+
+    def stride(self, tensor: str, dim: int) -> str:
+        return self.namer.fresh(f"{Namer.py(tensor)}_stride{dim}")
+
+    def offs(self, s: Size) -> str:
+        self.sizes.setdefault(s.key, s)
+        return self.namer.fresh(f"offs_{self.blocks.label(s)}")
+
+    def mask(self, s: Size) -> str:
+        self.offs(s)
+        self.masked.add(s.key)
+        return self.namer.fresh(f"mask_{self.blocks.label(s)}")
+
+    def emit(self, line: str) -> None:
+        self.lines.append(INDENT * self.depth + line)
+
+    def emit_call(self, target: str, fn: str, args: list[str], suffix: str = "") -> None:
+        """``target = fn(args)suffix`` (a bare call without target), one argument a line if long."""
+        head = f"{target} = " if target else ""
+        line = f"{head}{fn}({', '.join(args)}){suffix}"
+        if len(INDENT * self.depth + line) <= MAX_LINE:
+            self.emit(line)
+            return
+        self.emit(f"{head}{fn}(")
+        for arg in args:
+            self.emit(f"{INDENT}{arg},")
+        self.emit(f"){suffix}")
+
+    # ---- statements ----------------------------------------------------------------------------
+    def block(self, body: list[Stmt]) -> None:
+        for s in body:
+            if isinstance(s, For):
+                self.loop(s)
+            elif isinstance(s, Alloc):
+                self.alloc(s)
+            elif isinstance(s, Assign):
+                d = self.t.definition(s)
+                self.emit(f"{self.var(s.target)} = {self.value(s.value, d.value, d.target).text}")
+                # a local holding a non-negative index (an iota plus loop variables) needs no >= 0 mask
+                self.nonneg_locals[s.target] = s.target not in self.carried and self.nonneg(s.value)
+            elif isinstance(s, Load):
+                self.load(s)
+                self.nonneg_locals[s.dst] = False
+            elif isinstance(s, Store):
+                self.store(s)
+
+    def value(self, e: Expr, src: VType | None, dst: VType) -> Em:
+        """Expression ``e`` (of type ``src``) as a value of the local type ``dst``."""
+        assert src is not None
+        em = self.operand(e, dst.dtype)
+        if src.weak and src.rank == 0 and dst.rank == 0 and isinstance(e, (Num, Neg)):
+            return em
+        if src.weak and src.rank == 0 and dst.rank == 0:
+            return Em(f"tl.cast({em.text}, {COMPUTE_TL[dst.dtype]})")
+        return self.reshape(em, VType(src.shape, dst.dtype), dst)
+
+    def alloc(self, s: Alloc) -> None:
+        d = self.t.definition(s)
+        self.nonneg_locals[s.target] = False
+        what = f"{s.target}: {d.target} ({s.role or 'alloc'})"
+        if s.init is None and s.target not in self.carried:
+            self.emit(f"# {what}: defined by its first assignment")
+            return
+        fill = self.operand(s.init, d.target.dtype) if s.init is not None else lit(0, d.target.dtype)
+        if d.target.rank == 0:
+            self.emit(f"{self.var(s.target)} = tl.cast({fill.text}, {COMPUTE_TL[d.target.dtype]})  # {what}")
+        else:
+            self.emit(f"{self.var(s.target)} = tl.full({self.block_shape(d.target.shape)}, {fill.text}, "
+                      f"{COMPUTE_TL[d.target.dtype]})  # {what}")
+
+    def loop(self, s: For) -> None:
+        start = self.index(s.start) if s.start is not None else Em("0")
+        stop, step = self.index(s.stop), (self.index(s.step) if s.step is not None else None)
+        args = [stop.text] if s.start is None and step is None else [start.text, stop.text] + (
+            [step.text] if step is not None else [])
+        rng = "range"
+        if any(h.kind == "unroll" for h in s.hints) and _static_trips(s, self.t) is not None:
+            rng = "tl.static_range"
+        hints = ", ".join(f"{h.kind}/{h.context}" for h in s.hints)
+        carried = self.t.loop_carried(s)
+        note = f"  # {hints}" if hints else ""
+        if carried:
+            note += f"{'  #' if not hints else ';'} carries {', '.join(carried)}"
+        self.emit(f"for {self.var(s.var)} in {rng}({', '.join(args)}):{note}")
+        self.loops.append((s.var, s.start or Num(0), s.stop, s.step))
+        self.depth += 1
+        mark = len(self.lines)
+        self.block(s.body)
+        if len(self.lines) == mark or all(x.strip().startswith("#") for x in self.lines[mark:]):
+            self.emit("pass")
+        self.depth -= 1
+        self.loops.pop()
+
+    # ---- loads and stores ----------------------------------------------------------------------
+    def access(self, a: Access, shape: tuple[Size, ...], store: bool) -> tuple[str, str | None]:
+        """Pointer tile and mask of an access whose loaded/stored shape is ``shape``."""
+        dims = self.t.shapes[a.tensor]
+        nslices = sum(isinstance(i, Slice) for i in a.indices)
+        rank, g = len(shape), len(shape) - nslices
+        terms: list[str] = []
+        masks: list[str] = []
+        j = 0
+        for d, idx in enumerate(a.indices):
+            dim = dims[d]
+            if isinstance(idx, Slice):
+                axis, ext = g + j, shape[g + j]
+                j += 1
+                offs = self.expand(self.offs(ext), axis, rank)
+                start = self.index(idx.start)
+                pos = Em(offs) if _is_zero(idx.start) else Em(f"{start.at(ADD)} + {offs}", ADD)
+                if self.blocks.padded(ext):
+                    masks.append(self.expand(self.mask(ext), axis, rank))
+                if not self.nonneg(idx.start):
+                    masks.append(f"({pos.text} >= 0)")
+                if size_of(idx.stop, self._values()) != dim or not self.nonneg(idx.start):
+                    masks.append(f"({pos.text} < {self.size(dim).at(CMP + 1)})")
+            else:
+                t = self.t.type_of(idx)
+                em = self.expr(idx)
+                if t.rank and nslices:
+                    em = Em(f"{em.at(ATOM)}[{', '.join([':'] * t.rank + ['None'] * nslices)}]")
+                pos = em
+                if not self.nonneg(idx):
+                    masks.append(f"({pos.text} >= 0)")
+                if not self.below(idx, dim):
+                    masks.append(f"({pos.text} < {self.size(dim).at(CMP + 1)})")
+            terms.append(f"{pos.at(MUL)} * {self.stride(a.tensor, d)}")
+        if store and g:
+            m = self.valid(shape, list(range(g)))
+            if m:
+                masks.insert(0, m)
+        ptr = " + ".join([self.ptr(a.tensor)] + terms)
+        return ptr, (" & ".join(masks) if masks else None)
+
+    def load_call(self, a: Access, shape: tuple[Size, ...], other: Expr | None) -> tuple[list[str], str]:
+        """Arguments of the ``tl.load`` of an access, and the conversion to its compute dtype."""
+        decl = self.t.tensor(a.tensor)
+        ptr, mask = self.access(a, shape, store=False)
+        args = [ptr]
+        if mask is not None:
+            kind = "float" if decl.dtype in ("f16", "bf16", "f32", "f64") else decl.dtype
+            dt = {"float": "f32", "bool": "bool"}.get(kind, "i32")
+            fill = self.operand(other, dt) if other is not None else lit(0, dt)
+            args += [f"mask={mask}", f"other={fill.text}"]
+        compute = {"f16": "tl.float32", "bf16": "tl.float32", "i8": "tl.int32", "i16": "tl.int32",
+                   "u8": "tl.int32"}.get(decl.dtype)
+        return args, (f".to({compute})" if compute else "")
+
+    def whole_tensor(self, name: str) -> Em:
+        decl = self.t.tensor(name)
+        a = Access(name, [Slice(Num(0), e) for e in decl.shape])
+        args, suffix = self.load_call(a, self.t.shapes[name], None)
+        return Em(f"tl.load({', '.join(args)}){suffix}")
+
+    def load(self, s: Load) -> None:
+        d = self.t.definition(s)
+        assert d.value is not None
+        self.emit(f"# {_text(s)}")
+        args, suffix = self.load_call(s.src, d.value.shape, s.other)
+        dst = self.var(s.dst)
+        self.emit_call(dst, "tl.load", args, suffix)
+        em = Em(dst)
+        if d.value.dtype != d.target.dtype:
+            em = self.convert(em, d.value, d.target.dtype)
+        em = self.reshape(em, VType(d.value.shape, d.target.dtype), d.target)
+        if em.text != dst:
+            self.emit(f"{dst} = {em.text}")
+
+    def store(self, s: Store) -> None:
+        v = self.t.type_of(s)
+        tile = self.t.type_of(s.dst)
+        decl = self.t.tensor(s.dst.tensor)
+        self.emit(f"# {_text(s)}")
+        ptr, mask = self.access(s.dst, tile.shape, store=True)
+        em = Em(self.var(s.src))
+        if v.rank:
+            em = self.reshape(em, v, VType(tile.shape, v.dtype))
+        if decl.dtype == "bool":
+            em = self.convert(em, v, "bool")
+        elif ops.STORAGE[decl.dtype] != COMPUTE_TL[v.dtype]:
+            em = Em(f"{em.at(ATOM)}.to({ops.STORAGE[decl.dtype]})") if v.rank else \
+                Em(f"tl.cast({em.text}, {ops.STORAGE[decl.dtype]})")
+        self.emit_call("", "tl.store", [ptr, em.text] + ([f"mask={mask}"] if mask else []))
+
+    # ---- facts about indices -------------------------------------------------------------------
+    def _values(self) -> dict[str, Expr]:
+        return {k: v for k, v in self.t.params.items() if k not in self.t.tunables}
+
+    def _loop(self, name: str) -> tuple[str, Expr, Expr, Expr | None] | None:
+        for entry in reversed(self.loops):
+            if entry[0] == name:
+                return entry
+        return None
+
+    def nonneg(self, e: Expr) -> bool:
+        """Provably >= 0 (numbers, sizes, loop variables counting up from >= 0, iota)."""
+        if isinstance(e, Num):
+            return e.value >= 0
+        if isinstance(e, Name):
+            loop = self._loop(e.id)
+            if loop is not None:
+                return self.nonneg(loop[1]) and (loop[3] is None or self.nonneg(loop[3]))
+            if e.id in self.nonneg_locals:
+                return self.nonneg_locals[e.id]
+            if e.id in self.t.params:
+                return self.nonneg(self.t.params[e.id])
+            return any(s.name == e.id for s in self.t.sketch.symbols)
+        if isinstance(e, BinOp):
+            return e.op in ("+", "*", "//", "%") and self.nonneg(e.left) and self.nonneg(e.right)
+        if isinstance(e, Call):
+            if e.func == "iota":
+                return True
+            return e.func in ("unsqueeze", "transpose") and self.nonneg(e.args[0])
+        return False
+
+    def below(self, e: Expr, dim: Size) -> bool:
+        """Provably < ``dim``: a loop variable whose range stops at ``dim``, or a small number."""
+        if isinstance(e, Num):
+            return dim.value is not None and e.value < dim.value
+        if isinstance(e, Name):
+            loop = self._loop(e.id)
+            return loop is not None and size_of(loop[2], self._values()) == dim and (
+                loop[3] is None or self.nonneg(loop[3]))
+        return False
+
+    # ---- the kernel ----------------------------------------------------------------------------
+    def source(self) -> str:
+        """The kernel's full text."""
+        grid = self.launch.grid
+        for ax in grid:
+            self.loops.append((ax.var, ax.start, ax.stop, ax.step))
+        self.block(self.launch.body)
+        body = self.lines
+        self.lines = []
+        self.prologue()
+        return "\n".join(self.header() + self.lines + [""] + body) + "\n"
+
+    def signature(self) -> list[tuple[str, str]]:
+        """Kernel parameters with their comments, in call order."""
+        out: list[tuple[str, str]] = []
+        tensors = self.tensors()
+        for name in tensors:
+            d = self.t.tensor(name)
+            dims = ", ".join(s.text for s in self.t.shapes[name])
+            out.append((self.ptr(name), f"*{d.dtype}: {name}[{dims}] ({d.direction})"))
+        for name in tensors:
+            for k in range(len(self.t.shapes[name])):
+                out.append((self.stride(name, k), f"elements between {name}[..., i, ...] and the next "
+                            f"along dim {k}"))
+        for sym in self.launch.symbols:
+            t, d = self.t.bindings[sym]
+            out.append((self.var(sym), f"size: {t}.shape[{d}]"))
+        for tun in self.launch.tunables:
+            out.append((f"{self.var(tun)}: tl.constexpr", f"tunable (default {self.t.tunables[tun]})"))
+        for key, s in self.sizes.items():
+            if self.blocks.const_block(s) is None:
+                out.append((f"{self.blocks.name(s)}: tl.constexpr",
+                            f"power-of-two tile extent >= {s.text}"))
+        out.append(("USE_INT64: tl.constexpr", "int64 index arithmetic (a tensor spans >= 2**31 elements)"))
+        return out
+
+    def tensors(self) -> list[str]:
+        order = [d.name for d in self.t.sketch.tensors]
+        return [n for n in order if n in self.launch.tensors]
+
+    def header(self) -> list[str]:
+        grid = " x ".join(f"{ax.var} in range({', '.join(print_expr(x) for x in (ax.start, ax.stop, ax.step))})"
+                          for ax in self.launch.grid)
+        reads, writes = ", ".join(self.launch.reads) or "nothing", ", ".join(self.launch.writes) or "nothing"
+        lines = ["@triton.jit", f"def {self.kernel}("]
+        for arg, comment in self.signature():
+            lines.append(f"{INDENT}{arg},  # {comment}")
+        lines.append("):")
+        lines.append(f'{INDENT}"""Launch {self.launch.index} of sketch `{self.t.sketch.name}`: one program per '
+                     f"grid point of {grid}.")
+        lines.append("")
+        lines.append(f"{INDENT}Reads {reads}; writes {writes}.")
+        lines.append(f'{INDENT}"""')
+        return lines
+
+    def prologue(self) -> None:
+        self.emit("pid = tl.program_id(0)")
+        syms = [self.var(s) for s in self.launch.symbols]
+        strides = [self.stride(n, k) for n in self.tensors() for k in range(len(self.t.shapes[n]))]
+        self.emit("if USE_INT64:  # offsets past 2**31 elements: index arithmetic in int64")
+        for name in ["pid"] + strides + syms:
+            self.emit(f"{INDENT}{name} = tl.cast({name}, tl.int64)")
+        grid = self.launch.grid
+        if len(grid) > 1:
+            self.emit(f"# grid point -> ({', '.join(ax.var for ax in grid)}), {grid[-1].var} fastest")
+        rest = "pid"
+        for k in range(len(grid) - 1, -1, -1):
+            ax = grid[k]
+            if k == 0:
+                idx = Em(rest, ATOM if rest == "pid" else ATOM)
+            else:
+                count = self.namer.fresh(f"num_{ax.var}")
+                self.emit(f"{count} = {grid_count(ax, self, 'tl.cdiv', self.t)}")
+                idx = Em(f"{rest} % {count}", MUL)
+            self.emit(f"{self.var(ax.var)} = {_affine(idx, self.index(ax.start), self.index(ax.step))}")
+            if k > 0:
+                nxt = self.namer.fresh("rest")
+                self.emit(f"{nxt} = {rest} // {count}")
+                rest = nxt
+        for key, s in self.sizes.items():
+            offs, block = self.offs(s), self.blocks.name(s)
+            self.emit(f"{offs} = tl.arange(0, {block})  # lanes of extent {s.text}")
+            if key not in self.masked or not self.blocks.padded(s):
+                continue
+            if s.names and set(s.names) <= set(self.t.tunables):
+                # an extent made of tunables is known at compile time: no mask when it is a power of two
+                self.emit(f"if {block} == {self.size(s).text}:")
+                self.emit(f"{INDENT}{self.mask(s)} = tl.full(({block},), 1, tl.int1)")
+                self.emit("else:")
+                self.emit(f"{INDENT}{self.mask(s)} = {offs} < {self.size(s).at(CMP + 1)}")
+            else:
+                self.emit(f"{self.mask(s)} = {offs} < {self.size(s).at(CMP + 1)}")
+
+
+def grid_count(ax: GridAxis, printer: ExprWriter, cdiv: str, t: TypedSketch) -> str:
+    """Iterations of a grid loop: ``cdiv(stop - start, step)`` (the span simplified)."""
+    values = {k: v for k, v in t.params.items() if k not in t.tunables}
+    span = printer.index(size_of(BinOp("-", ax.stop, ax.start), values).expr)
+    if isinstance(ax.step, Num) and ax.step.value == 1:
+        return span.text
+    return f"{cdiv}({span.text}, {printer.index(ax.step).text})"
+
+
+def _affine(idx: Em, start: Em, step: Em) -> str:
+    text = idx.text if step.text == "1" else f"{idx.at(MUL)} * {step.at(MUL + 1)}"
+    prec = ATOM if step.text == "1" else MUL
+    if start.text == "0":
+        return text
+    return f"{start.at(ADD)} + {Em(text, prec).at(ADD + 1)}"
+
+
+def _is_zero(e: Expr) -> bool:
+    return isinstance(e, Num) and e.value == 0
+
+
+def _text(s: Stmt) -> str:
+    if isinstance(s, Load):
+        other = "" if s.other is None else f", other={print_expr(s.other)}"
+        return f"load({_access(s.src)} -> {s.dst}{other})"
+    if isinstance(s, Store):
+        return f"store({s.src} -> {_access(s.dst)})"
+    return ""
+
+
+def _access(a: Access) -> str:
+    parts = [f"{print_expr(i.start)}:{print_expr(i.stop)}" if isinstance(i, Slice) else print_expr(i)
+             for i in a.indices]
+    return f"{a.tensor}[{', '.join(parts)}]"
+
+
+def _loops(body: list[Stmt]):  # noqa: ANN202
+    for s in body:
+        if isinstance(s, For):
+            yield s
+            yield from _loops(s.body)
+
+
+def _static_trips(s: For, t: TypedSketch) -> int | None:
+    values = {k: v for k, v in t.params.items() if k not in t.tunables}
+    nums = []
+    for e in (s.start or Num(0), s.stop, s.step or Num(1)):
+        size = size_of(e, values)
+        if size.value is None:
+            return None
+        nums.append(size.value)
+    trips = len(range(*nums)) if nums[2] > 0 else None
+    return trips if trips is not None and trips <= STATIC_UNROLL_MAX else None

@@ -1,0 +1,422 @@
+"""The Triton backend against torch: every kernel family at small, awkward (non-power-of-two) sizes.
+
+Runs under the Triton interpreter on a machine without a GPU (see conftest.py) and compiled on one.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from akg_rag.errors import SketchError
+from akg_rag.lower.triton import emit_triton
+from akg_rag.sketch import check_sketch
+from tests.lower.conftest import INTERPRETED
+
+BIAS_NCHW = """
+sketch bias_act {
+  symbols: N, C, H, W
+  tensors: x[N, C, H, W]: f32 in; b[C]: f32 in; y[N, C, H, W]: f32 out
+  params: alpha = 0.5
+
+  @llm_hint("parallel", "grid")
+  for n in range(N):
+    t = alloc([C, H, W], f32, hint="input_cache")
+    load(x[n, 0:C, 0:H, 0:W] -> t)
+    bc = unsqueeze(unsqueeze(b, axis=1), axis=2)
+    out = max(add(mul(t, alpha), bc), 0.0)
+    store(out -> y[n, 0:C, 0:H, 0:W])
+}
+"""
+
+BIAS_SCALAR = """
+sketch bias_scalar {
+  symbols: N, C, H, W
+  tensors: x[N, C, H, W]: f32 in; b[C]: f32 in; y[N, C, H, W]: f32 out
+
+  @llm_hint("parallel", "grid")
+  for n in range(N):
+    @llm_hint("parallel", "grid")
+    for c in range(C):
+      load(b[c] -> bv)
+      t = alloc([H, W], f32)
+      load(x[n, c, 0:H, 0:W] -> t)
+      out = sigmoid(t * 2 - bv)
+      store(out -> y[n, c, 0:H, 0:W])
+}
+"""
+
+
+def test_pointwise_per_channel_bias_on_nchw_with_a_scalar_param(build, device):
+    x = torch.randn(2, 3, 5, 6, device=device)
+    b = torch.randn(3, device=device)
+    y = torch.empty_like(x)
+    fn, _, _ = build(BIAS_NCHW)
+    fn(x, b, y)
+    torch.testing.assert_close(y, torch.relu(x * 0.5 + b[None, :, None, None]), atol=1e-5, rtol=1e-5)
+    fn2, _, _ = build(BIAS_SCALAR, "k2")
+    y2 = torch.empty_like(x)
+    fn2(x, b, y2)
+    torch.testing.assert_close(y2, torch.sigmoid(x * 2 - b[None, :, None, None]), atol=1e-5, rtol=1e-5)
+
+
+EXPM1 = """
+sketch strided {
+  symbols: M, N
+  tensors: x[M, N]: f32 in; y[M, N]: f32 out
+  params: BLOCK = 16
+
+  @llm_hint("parallel", "grid")
+  for m in range(M):
+    @llm_hint("parallel", "grid")
+    for j in range(0, N, BLOCK):
+      v = alloc([BLOCK], f32)
+      load(x[m, j:j + BLOCK] -> v)
+      w = sub(exp(v), 1) * 3
+      store(w -> y[m, j:j + BLOCK])
+}
+"""
+
+
+def test_permuted_input_view_and_strided_output_view(build, device):
+    base = torch.randn(37, 6, device=device)
+    x = base.t()                                   # [6, 37], strides (1, 6)
+    big = torch.zeros(6, 74, device=device)
+    y = big[:, ::2]                                # [6, 37], strides (74, 2)
+    fn, _, _ = build(EXPM1)
+    fn(x, y)
+    torch.testing.assert_close(y, (x.exp() - 1) * 3, atol=1e-5, rtol=1e-5)
+    assert torch.all(big[:, 1::2] == 0)            # the gaps of the view are untouched
+
+
+SOFTMAX = """
+sketch softmax {
+  symbols: M, N
+  tensors: x[M, N]: f32 in; y[M, N]: f32 out
+
+  @llm_hint("parallel", "core")
+  for m in range(M):
+    row = alloc([N], f32, hint="input_cache")
+    load(x[m, 0:N] -> row, other=-inf)
+    mx = reduce_max(row, axis=0)
+    e = exp(row - mx)
+    s = reduce_sum(e, axis=0)
+    out = div(e, s)
+    store(out -> y[m, 0:N])
+}
+"""
+
+
+def test_row_softmax_in_one_tile(build, device):
+    x = torch.randn(4, 37, device=device) * 3
+    y = torch.empty_like(x)
+    fn, _, _ = build(SOFTMAX)
+    fn(x, y)
+    torch.testing.assert_close(y, torch.softmax(x, -1), atol=1e-6, rtol=1e-5)
+
+
+LAYER_NORM = """
+sketch layer_norm {
+  symbols: M, N
+  tensors: x[M, N]: f32 in; w[N]: f32 in; y[M, N]: f32 out
+  params: BK = 16, eps = 1e-5
+
+  @llm_hint("parallel", "core")
+  for m in range(M):
+    acc = alloc([1], f32, hint="accumulator", init=0)
+    sq = alloc([1], f32, hint="accumulator", init=0)
+    @llm_hint("pipeline", "core")
+    for k in range(0, N, BK):
+      t = alloc([BK], f32)
+      load(x[m, k:k + BK] -> t)
+      acc = acc + reduce_sum(t, axis=0)
+      sq = sq + reduce_sum(t * t, axis=0)
+    mean = acc / N
+    rstd = rsqrt(sq / N - mean * mean + eps)
+    for k in range(0, N, BK):
+      t = alloc([BK], f32)
+      load(x[m, k:k + BK] -> t)
+      wt = alloc([BK], f32)
+      load(w[k:k + BK] -> wt)
+      o = (t - mean) * rstd * wt
+      store(o -> y[m, k:k + BK])
+}
+"""
+
+
+def test_blocked_two_pass_reduction_with_carried_accumulators(build, device):
+    x = torch.randn(3, 50, device=device)
+    w = torch.randn(50, device=device)
+    fn, module, src = build(LAYER_NORM)
+    assert src.tunables["k_BK"] == 16
+    ref = F.layer_norm(x, (50,), eps=1e-5) * w
+    for bk in (16, 12, 64):                        # the search rewrites tunables; 12 pads its tile
+        module.k_BK = bk
+        y = torch.empty_like(x)
+        fn(x, w, y)
+        torch.testing.assert_close(y, ref, atol=1e-4, rtol=1e-4)
+
+
+MEAN_DIM1 = """
+sketch mean_dim1 {
+  symbols: B, C, L
+  tensors: x[B, C, L]: f32 in; y[B, L]: f32 out
+  params: BL = 8
+
+  @llm_hint("parallel", "grid")
+  for b in range(B):
+    @llm_hint("parallel", "grid")
+    for l0 in range(0, L, BL):
+      c = unsqueeze(iota(C), axis=1)
+      l = unsqueeze(iota(BL), axis=0) + l0
+      t = alloc([C, BL], f32)
+      load(x[b, c, l] -> t)
+      m = reduce_mean(t, axis=0)
+      store(m -> y[b, l0:l0 + BL])
+}
+"""
+
+
+def test_mean_over_a_non_trailing_dim_through_gathers(build, device):
+    x = torch.randn(2, 5, 13, device=device)
+    y = torch.empty(2, 13, device=device)
+    fn, _, _ = build(MEAN_DIM1)
+    fn(x, y)
+    torch.testing.assert_close(y, x.mean(1), atol=1e-5, rtol=1e-5)
+
+
+MAXPOOL = """
+sketch maxpool {
+  symbols: N, C, H, W, OH, OW
+  tensors: x[N, C, H, W]: f32 in; y[N, C, OH, OW]: f32 out
+
+  @llm_hint("parallel", "grid")
+  for n in range(N):
+    @llm_hint("parallel", "grid")
+    for c in range(C):
+      oh = unsqueeze(iota(OH), axis=1)
+      ow = unsqueeze(iota(OW), axis=0)
+      acc = alloc([OH, OW], f32, hint="accumulator", init=-inf)
+      @llm_hint("unroll", "core")
+      for kh in range(3):
+        for kw in range(3):
+          v = alloc([OH, OW], f32)
+          load(x[n, c, oh * 2 - 1 + kh, ow * 2 - 1 + kw] -> v, other=-inf)
+          acc = max(acc, v)
+      store(acc -> y[n, c, 0:OH, 0:OW])
+}
+"""
+
+
+def test_max_pool_with_padding_and_stride(build, device):
+    x = torch.randn(2, 3, 7, 9, device=device)
+    ref = F.max_pool2d(x, 3, stride=2, padding=1)
+    y = torch.empty_like(ref)
+    fn, _, src = build(MAXPOOL)
+    assert "tl.static_range(3)" in src.code        # unroll hint, constant bounds
+    fn(x, y)
+    torch.testing.assert_close(y, ref)
+
+
+GEMM = """
+sketch gemm {
+  symbols: M, N, K
+  tensors: a[M, K]: DT in; b[K, N]: DT in; bias[N]: f32 in; c[M, N]: DT out
+  params: BM = 32, BN = 16, BK = 16
+
+  @llm_hint("parallel", "grid")
+  for i in range(0, M, BM):
+    @llm_hint("parallel", "grid")
+    for j in range(0, N, BN):
+      acc = alloc([BM, BN], f32, hint="accumulator", init=0)
+      @llm_hint("pipeline", "core")
+      for k in range(0, K, BK):
+        ta = alloc([BM, BK], DT, hint="input_cache")
+        tb = alloc([BK, BN], DT, hint="weight_cache")
+        load(a[i:i + BM, k:k + BK] -> ta)
+        load(b[k:k + BK, j:j + BN] -> tb)
+        acc = add(acc, matmul(ta, tb))
+      tbias = alloc([BN], f32)
+      load(bias[j:j + BN] -> tbias)
+      out = max(add(acc, tbias), 0)
+      store(out -> c[i:i + BM, j:j + BN])
+}
+"""
+
+
+@pytest.mark.parametrize("dt", ["f32", "f16"])
+def test_gemm_with_k_loop_and_bias_relu_epilogue(build, device, dt):
+    dtype = {"f32": torch.float32, "f16": torch.float16}[dt]
+    a = torch.randn(40, 50, device=device).to(dtype)
+    b = torch.randn(50, 45, device=device).to(dtype)
+    bias = torch.randn(45, device=device)
+    c = torch.empty(40, 45, device=device, dtype=dtype)
+    fn, _, src = build(GEMM.replace("DT", dt))
+    if dt == "f32":
+        assert 'input_precision="ieee"' in src.code  # never TF32
+    else:
+        assert "tl.dot(" in src.code and ".to(tl.float16)" in src.code
+    fn(a, b, bias, c)
+    ref = torch.relu(a.double() @ b.double() + bias.double())
+    tol = 1e-4 if dt == "f32" else 1e-2
+    torch.testing.assert_close(c.double(), ref, atol=tol, rtol=tol)
+
+
+SCAN = """
+sketch cumsum {
+  symbols: M, N
+  tensors: x[M, N]: f32 in; y[M, N]: f32 out
+
+  @llm_hint("parallel", "core")
+  for m in range(M):
+    row = alloc([N], f32)
+    load(x[m, 0:N] -> row)
+    c = scan_sum(row, axis=0)
+    store(c -> y[m, 0:N])
+}
+"""
+
+
+def test_scan_sum_along_a_row(build, device):
+    x = torch.randn(3, 21, device=device)
+    y = torch.empty_like(x)
+    fn, _, _ = build(SCAN)
+    fn(x, y)
+    torch.testing.assert_close(y, x.cumsum(-1), atol=1e-5, rtol=1e-5)
+
+
+ARGMAX = """
+sketch argmax {
+  symbols: M, N
+  tensors: x[M, N]: f32 in; y[M]: i64 out
+
+  @llm_hint("parallel", "core")
+  for m in range(M):
+    row = alloc([N], f32)
+    load(x[m, 0:N] -> row)
+    i = reduce_argmax(row, axis=0)
+    store(i -> y[m])
+}
+"""
+
+
+def test_argmax_returns_the_first_maximum(build, device):
+    x = torch.randint(0, 3, (6, 11), device=device).float() - 5   # ties everywhere, all negative
+    y = torch.empty(6, dtype=torch.int64, device=device)
+    fn, _, _ = build(ARGMAX)
+    fn(x, y)
+    first = (x == x.max(1, keepdim=True).values).float().argmax(1)
+    assert torch.equal(y, first)
+
+
+TWO_LAUNCHES = """
+sketch two_pass {
+  symbols: M, N
+  tensors: x[M, N]: f32 in; s[M]: f32 temp; y[M, N]: f32 out
+
+  @llm_hint("parallel", "core")
+  for m in range(M):
+    row = alloc([N], f32)
+    load(x[m, 0:N] -> row)
+    t = reduce_sum(abs(row), axis=0)
+    store(t -> s[m])
+  @llm_hint("parallel", "core")
+  for m in range(M):
+    r = alloc([N], f32)
+    load(x[m, 0:N] -> r)
+    d = alloc([1], f32)
+    load(s[m:m + 1] -> d)
+    o = r / d
+    store(o -> y[m, 0:N])
+}
+"""
+
+
+def test_two_launches_through_a_temp_tensor(build, device):
+    x = torch.randn(5, 9, device=device)
+    y = torch.empty_like(x)
+    fn, _, src = build(TWO_LAUNCHES)
+    assert src.tensors == ["x", "y"]               # the temp is the host's business
+    assert src.code.count("@triton.jit") == 2
+    fn(x, y)
+    torch.testing.assert_close(y, x / x.abs().sum(1, keepdim=True), atol=1e-6, rtol=1e-5)
+
+
+RMS_F16 = """
+sketch rms_norm {
+  symbols: M, N
+  tensors: x[M, N]: DT in; w[N]: f32 in; y[M, N]: DT out
+  params: eps = 1e-6
+
+  @llm_hint("parallel", "core")
+  for m in range(M):
+    row = alloc([N], f32, hint="input_cache")
+    acc = alloc([1], f32, hint="accumulator", init=0)
+    load(x[m, 0:N] -> row)
+    acc = reduce_sum(mul(row, row), axis=0)
+    r = rsqrt(add(div(acc, N), eps))
+    out = mul(mul(row, r), w)
+    store(out -> y[m, 0:N])
+}
+"""
+
+
+@pytest.mark.parametrize("dt", ["f16", "bf16"])
+def test_half_precision_input_computes_in_f32(build, device, dt):
+    if dt == "bf16" and INTERPRETED:
+        pytest.skip("the Triton interpreter has no bf16")
+    dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[dt]
+    x = torch.randn(4, 33, device=device).to(dtype)
+    w = torch.randn(33, device=device)
+    y = torch.empty_like(x)
+    fn, _, _ = build(RMS_F16.replace("DT", dt))
+    fn(x, w, y)
+    xf = x.float()
+    ref = (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6) * w).to(dtype)
+    torch.testing.assert_close(y.float(), ref.float(), atol=1e-2, rtol=1e-2)
+
+
+def test_int64_index_path_computes_the_same(build, device, monkeypatch):
+    fn, module, src = build(SOFTMAX)
+    assert "USE_INT64: tl.constexpr" in src.code
+    monkeypatch.setattr(module, "_span", lambda t: 2**31)   # as if a tensor were that large
+    x = torch.randn(3, 10, device=device)
+    y = torch.empty_like(x)
+    fn(x, y)
+    torch.testing.assert_close(y, torch.softmax(x, -1), atol=1e-6, rtol=1e-5)
+
+
+def test_wrong_arguments_raise_value_errors(build, device):
+    fn, _, _ = build(LAYER_NORM)
+    x = torch.randn(3, 8, device=device)
+    with pytest.raises(ValueError, match="takes 3 tensors"):
+        fn(x, torch.randn(8, device=device))
+    with pytest.raises(ValueError, match=r"w has shape \(7,\), expected w\[N\] = \(8,\)"):
+        fn(x, torch.randn(7, device=device), torch.empty_like(x))
+    with pytest.raises(ValueError, match="rank 2"):
+        fn(torch.randn(24, device=device), torch.randn(8, device=device), torch.empty_like(x))
+    with pytest.raises(ValueError, match="dtype"):
+        fn(x.double(), torch.randn(8, device=device), torch.empty_like(x))
+
+
+@pytest.mark.parametrize("text, message", [
+    (SOFTMAX.replace("e = exp(row - mx)", 'e = apply("no_such_fn", row)'), "no_such_fn"),
+    (SOFTMAX.replace('  @llm_hint("parallel", "core")\n  for m', "  for m"), "top-level"),
+])
+def test_sketches_that_cannot_lower_raise_with_a_position(text, message):
+    with pytest.raises(SketchError) as err:
+        emit_triton(check_sketch(text), "k")
+    assert message in str(err.value) and err.value.line > 0 and err.value.column > 0
+
+
+def test_generated_module_reads_like_a_kernel_file():
+    src = emit_triton(check_sketch(GEMM.replace("DT", "f32")), "k0")
+    code = src.code
+    assert code.startswith('"""Triton kernels generated from sketch `gemm`')
+    assert "a_ptr,  # *f32: a[M, K] (in)" in code
+    assert "BM: tl.constexpr,  # tunable (default 32)" in code
+    assert "k0_BM = 32" in code and "BM = k0_BM" in code         # read at call time
+    assert src.tunables == {"k0_BM": 32, "k0_BN": 16, "k0_BK": 16, "k0_NUM_WARPS": 4, "k0_NUM_STAGES": 3}
+    assert src.entry == "k0" and src.tensors == ["a", "b", "bias", "c"]
+    compile(code, "k0.py", "exec")
