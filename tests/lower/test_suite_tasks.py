@@ -49,6 +49,16 @@ TRITON_SAMPLE = ["pw_quick_gelu_formula", "red_log_softmax_temp", "scan_cumsum_m
                  "pool_max1d_strided", "gemm_bmm_scale"]
 # The Triton interpreter has no bfloat16 (numpy has no such type).
 TRITON_INTERPRETER_SKIP = {"pw_bf16_gelu_gate": "the Triton interpreter does not support bfloat16"}
+# Known failures of the lowering, seen with benchmarks/lower_suite.py (strict: a fix shows up as
+# XPASS, and the entry goes). Both targets: ModelNew allocates its outputs with the shapes of the
+# capture (torch.empty((11, 19), ...)), so the second input set of a dynamic-shape task fails.
+_STATIC_OUTPUTS = "assemble allocates outputs with the captured shapes: dynamic shapes fail"
+KNOWN_FAILURES = {
+    ("cpp", "gemm_dyn_linear_relu"): _STATIC_OUTPUTS, ("triton", "gemm_dyn_linear_relu"): _STATIC_OUTPUTS,
+    ("cpp", "norm_dyn_rms_module"): _STATIC_OUTPUTS, ("triton", "norm_dyn_rms_module"): _STATIC_OUTPUTS,
+    ("cpp", "pw_dyn_bias_gelu"): _STATIC_OUTPUTS, ("triton", "pw_dyn_bias_gelu"): _STATIC_OUTPUTS,
+    ("cpp", "red_dyn_softmax_rows"): _STATIC_OUTPUTS, ("triton", "red_dyn_softmax_rows"): _STATIC_OUTPUTS,
+}
 
 
 def family(stem: str) -> str:
@@ -199,6 +209,8 @@ def test_lowered_sample_verifies(case, verdicts):
 def _suite_case(target: str, name: str):
     reason = TRITON_INTERPRETER_SKIP.get(name) if target == "triton" else None
     marks = [pytest.mark.skip(reason=reason)] if reason else []
+    if (target, name) in KNOWN_FAILURES:
+        marks.append(pytest.mark.xfail(reason=KNOWN_FAILURES[(target, name)], strict=True))
     return pytest.param((target, name), id=f"{target}-{name}", marks=marks)
 
 
@@ -215,3 +227,6 @@ def test_samples_cover_every_family_once():
     assert sorted(family(t) for t in CPP_SAMPLE) == sorted(FAMILIES)
     assert set(CPP_SAMPLE) <= set(TASKS) and set(TRITON_SAMPLE) <= set(TASKS)
     assert not set(TRITON_SAMPLE) & set(TRITON_INTERPRETER_SKIP)
+    known = {name for _, name in KNOWN_FAILURES}
+    assert not (set(CPP_SAMPLE) | set(TRITON_SAMPLE)) & known, "the default sample holds a known failure"
+    assert known <= set(TASKS)
