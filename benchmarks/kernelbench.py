@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 import traceback
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # figures.py, when imported by path
+from figures import HEADER, figures_line, render_table, result_row, score, table_row  # noqa: E402
 
 KINDS = ("lowered", "reused")
 
@@ -157,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
                     started = time.monotonic()
                     try:
                         r = verify(task, cand, dsl=args.dsl, backend=args.backend, options=opts)
-                        row.update(_row(r))
+                        row.update(result_row(r))
                     except Exception as e:  # noqa: BLE001 - the task itself failed to load or run
                         row.update(status="task_error", feedback=f"{type(e).__name__}: {e}"[:2000])
                     row["wall_s"] = round(time.monotonic() - started, 2)
@@ -167,21 +169,6 @@ def run(args: argparse.Namespace) -> int:
                 print(f"{key} {kind}: {row['status']}"
                       + (f" {sp:.2f}x eager" if isinstance(sp, (int, float)) else ""), flush=True)
     return 0
-
-
-def _row(r) -> dict:
-    t = r.timings
-    row = {"status": r.status, "partial": bool(r.partial), "partial_ops": list(r.partial_ops or []),
-           "guards": r.violation_names(), "review": bool(r.review),
-           "feedback": (r.feedback or "")[:1500]}
-    if t is not None and r.ok:
-        row.update(candidate_ms=t.candidate_ms, eager_ms=t.eager_ms, compile_ms=t.compile_ms,
-                   speedup_eager=t.speedup_eager, speedup_compile=t.speedup_compile,
-                   roofline=t.roofline_fraction, device=t.device)
-        for extra in ("method", "graph_ms", "interval"):
-            if hasattr(t, extra):
-                row[extra] = getattr(t, extra)
-    return row
 
 
 # ---- report ----------------------------------------------------------------------------------
@@ -207,54 +194,23 @@ def _pick(rows: dict[str, dict], mode: str) -> dict:
     return rows.get("lowered") or next(iter(rows.values()))
 
 
-def _geo(values: list[float]) -> float | None:
-    vals = [v for v in values if v and v > 0]
-    return math.exp(sum(map(math.log, vals)) / len(vals)) if vals else None
-
-
 def summary(by: dict[str, dict[str, dict]], mode: str) -> tuple[list[list[str]], dict]:
     """Per-problem rows and per-level figures; a failure counts as 1.0x in the geometric means."""
-    rows = [["problem", "kind", "status", "partial", "x eager", "x compile", "cand ms", "note"]]
-    levels: dict[int, dict] = {}
+    rows = [list(HEADER)]
+    levels: dict[int, list[dict]] = {}
     for key in sorted(by, key=lambda k: (k.split("/")[0], int(k.split("/")[1].split("_")[0]))):
         r = _pick(by[key], mode)
-        lv = levels.setdefault(int(r.get("level", key[5])), {"n": 0, "correct": 0, "partial": 0, "fast_1": 0,
-                                                              "eager": [], "compile": []})
-        lv["n"] += 1
-        ok = r.get("status") == "correct"
-        se = r.get("speedup_eager") if ok else None
-        sc = r.get("speedup_compile") if ok else None
-        lv["correct"] += ok
-        lv["partial"] += ok and bool(r.get("partial"))
-        lv["fast_1"] += ok and (se or 0) > 1.0
-        lv["eager"].append(se or 1.0)
-        lv["compile"].append(sc or 1.0)
-        note = ",".join(r.get("guards") or []) or (r.get("partial_ops") and "torch: " + ",".join(r["partial_ops"])) or ""
-        if not ok and r.get("feedback"):
-            note = r["feedback"].splitlines()[0][:90]
-        rows.append([key, r.get("kind", "-"), r.get("status", "-"), "yes" if r.get("partial") else "",
-                     f"{se:.2f}" if se else "-", f"{sc:.2f}" if sc else "-",
-                     f"{r['candidate_ms']:.4g}" if ok and r.get("candidate_ms") else "-", note])
-    figures = {f"level{k}": {"problems": v["n"], "correct": v["correct"], "partial": v["partial"],
-                             "fast_1": v["fast_1"] / v["n"] if v["n"] else 0.0,
-                             "geomean_eager": _geo(v["eager"]), "geomean_compile": _geo(v["compile"])}
-               for k, v in sorted(levels.items())}
-    return rows, figures
+        levels.setdefault(int(r.get("level", key[5])), []).append(r)
+        rows.append(table_row(key, r))
+    return rows, {f"level{k}": score(v) for k, v in sorted(levels.items())}
 
 
 def report(args: argparse.Namespace) -> int:
     """Print (and optionally write) the per-problem table and the per-level figures."""
     by = _load(args.results)
     rows, figures = summary(by, args.mode)
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    table = "\n".join("| " + " | ".join(c.ljust(w) for c, w in zip(r, widths)) + " |" for r in rows)
-    table = table.replace("\n", "\n| " + " | ".join("-" * w for w in widths) + " |\n", 1)
-    lines = [f"mode: {args.mode}"]
-    for lv, f in figures.items():
-        ge, gc = f["geomean_eager"], f["geomean_compile"]
-        lines.append(f"{lv}: {f['correct']}/{f['problems']} correct ({f['partial']} partial), "
-                     f"fast_1 {f['fast_1']:.2f}, geomean {ge:.3f}x eager, {gc:.3f}x torch.compile")
-    text = "\n".join(lines)
+    table = render_table(rows)
+    text = "\n".join([f"mode: {args.mode}"] + [figures_line(lv, f) for lv, f in figures.items()])
     print(table)
     print(text)
     if args.markdown:

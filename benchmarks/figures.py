@@ -1,0 +1,86 @@
+"""Figures of a benchmark run, shared by kernelbench.py and lower_suite.py.
+
+A *row* is one verified candidate as a JSON-ready dict (:func:`result_row` of a ``VerifyResult``,
+plus the caller's keys such as ``problem``). The figures of a group of rows are: how many are
+correct, how many of those are partial (torch still computes part of the work), fast_1 (the
+fraction correct and faster than eager), and the geometric means of the speedups over eager and
+over ``torch.compile``, where a failed or untimed candidate counts as 1.0x (the fallback to the
+reference costs nothing and gains nothing).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable
+
+HEADER = ["problem", "kind", "status", "partial", "x eager", "x compile", "cand ms", "note"]
+
+
+def result_row(r: Any) -> dict:
+    """The JSON-ready fields of a ``VerifyResult`` that the figures and tables read."""
+    t = r.timings
+    row = {"status": r.status, "partial": bool(r.partial), "partial_ops": list(r.partial_ops or []),
+           "guards": r.violation_names(), "review": bool(r.review),
+           "feedback": (r.feedback or "")[:1500]}
+    if t is not None and r.ok:
+        row.update(candidate_ms=t.candidate_ms, eager_ms=t.eager_ms, compile_ms=t.compile_ms,
+                   speedup_eager=t.speedup_eager, speedup_compile=t.speedup_compile,
+                   roofline=t.roofline_fraction, device=t.device)
+        for extra in ("method", "graph_ms", "interval"):
+            if hasattr(t, extra):
+                row[extra] = getattr(t, extra)
+    return row
+
+
+def geomean(values: Iterable[float | None]) -> float | None:
+    """Geometric mean of the positive values; None when there are none."""
+    vals = [v for v in values if v and v > 0]
+    return math.exp(sum(map(math.log, vals)) / len(vals)) if vals else None
+
+
+def speedups(row: dict) -> tuple[float | None, float | None]:
+    """(over eager, over torch.compile) of a correct row; (None, None) otherwise."""
+    if row.get("status") != "correct":
+        return None, None
+    return row.get("speedup_eager"), row.get("speedup_compile")
+
+
+def score(rows: list[dict]) -> dict:
+    """Figures of a group of rows (failures and untimed rows count as 1.0x in the means)."""
+    n = len(rows)
+    correct = [r for r in rows if r.get("status") == "correct"]
+    eager = [speedups(r)[0] or 1.0 for r in rows]
+    comp = [speedups(r)[1] or 1.0 for r in rows]
+    return {"problems": n, "correct": len(correct),
+            "partial": sum(bool(r.get("partial")) for r in correct),
+            "fast_1": sum((r.get("speedup_eager") or 0) > 1.0 for r in correct) / n if n else 0.0,
+            "geomean_eager": geomean(eager), "geomean_compile": geomean(comp)}
+
+
+def table_row(key: str, r: dict) -> list[str]:
+    """One problem's cells, in :data:`HEADER` order."""
+    se, sc = speedups(r)
+    note = ",".join(r.get("guards") or []) or (r.get("partial_ops") and "torch: " + ",".join(r["partial_ops"])) or ""
+    if r.get("status") != "correct" and r.get("feedback"):
+        note = r["feedback"].splitlines()[0][:90]
+    ms = r.get("candidate_ms") if r.get("status") == "correct" else None
+    return [key, r.get("kind", "-"), r.get("status", "-"), "yes" if r.get("partial") else "",
+            f"{se:.2f}" if se else "-", f"{sc:.2f}" if sc else "-", f"{ms:.4g}" if ms else "-", note]
+
+
+def render_table(rows: list[list[str]]) -> str:
+    """A markdown table; ``rows[0]`` is the header."""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["| " + " | ".join(c.ljust(w) for c, w in zip(r, widths)) + " |" for r in rows]
+    lines.insert(1, "| " + " | ".join("-" * w for w in widths) + " |")
+    return "\n".join(lines)
+
+
+def figures_line(name: str, f: dict) -> str:
+    """One line of figures for a group, e.g. ``level1: 80/100 correct (3 partial), fast_1 ...``."""
+    def x(v: float | None) -> str:
+        return f"{v:.3f}x" if v is not None else "-"
+
+    return (f"{name}: {f['correct']}/{f['problems']} correct ({f['partial']} partial), "
+            f"fast_1 {f['fast_1']:.2f}, geomean {x(f['geomean_eager'])} eager, "
+            f"{x(f['geomean_compile'])} torch.compile")
