@@ -50,18 +50,9 @@ TRITON_SAMPLE = ["pw_quick_gelu_formula", "red_log_softmax_temp", "scan_cumsum_m
 # Tasks the Triton interpreter cannot run (none at present: bfloat16 passes with triton 3.x).
 TRITON_INTERPRETER_SKIP: dict[str, str] = {}
 # Known failures of the lowering, seen with benchmarks/lower_suite.py (strict: a fix shows up as
-# XPASS, and the entry goes). Both targets: ModelNew allocates its outputs with the shapes of the
-# capture (torch.empty((11, 19), ...)), so the second input set of a dynamic-shape task fails.
-_STATIC_OUTPUTS = "assemble allocates outputs with the captured shapes: dynamic shapes fail"
-KNOWN_FAILURES = {
-    ("cpp", "gemm_dyn_linear_relu"): _STATIC_OUTPUTS, ("triton", "gemm_dyn_linear_relu"): _STATIC_OUTPUTS,
-    ("cpp", "norm_dyn_rms_module"): _STATIC_OUTPUTS, ("triton", "norm_dyn_rms_module"): _STATIC_OUTPUTS,
-    ("cpp", "pw_dyn_bias_gelu"): _STATIC_OUTPUTS, ("triton", "pw_dyn_bias_gelu"): _STATIC_OUTPUTS,
-    ("cpp", "red_dyn_softmax_rows"): _STATIC_OUTPUTS, ("triton", "red_dyn_softmax_rows"): _STATIC_OUTPUTS,
-    # the in-range tap count of count_include_pad=False calls akg::vmax(int64_t, int): no match
-    # for the one-type template akg::vmax(T, T), so the extension does not build
-    ("cpp", "pool_avg1d_exclude_pad"): "C++ backend: vmax(int64_t, int) in the avg-pool divisor",
-}
+# XPASS, and the entry goes): none at present. (Dynamic-shape tasks once failed on their second input
+# set, and the C++ avg-pool divisor without padding once failed to build.)
+KNOWN_FAILURES: dict[tuple[str, str], str] = {}
 
 
 def family(stem: str) -> str:
