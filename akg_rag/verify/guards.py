@@ -20,7 +20,7 @@ GUARDS: dict[str, str] = {
     "monkeypatch": "torch, builtins, the verifier or another module's attributes were replaced",
     "introspection": "frame, globals, garbage-collector or process-memory introspection",
     "dynamic_code": "eval/exec/compile/__import__/importlib/pickle: code the scan cannot see",
-    "file_access": "opening, writing or removing files (kernels need no file IO)",
+    "file_access": "opening, writing or removing files, or the network (kernels need neither)",
     "early_exit": "the process exited (os._exit, sys.exit) before the verifier wrote its verdict",
     "forged_result": "the verdict file was written by something other than the verifier, or the "
                      "candidate process answered the judge outside the protocol",

@@ -99,7 +99,7 @@ class Judge:
             where = oom_where(e)
             if where is not None:
                 dev = f" ({self.device})" if where == "GPU" else ""
-                raise VerifierProblem(f"out of {where} memory{dev} in the judge while {what}: "
+                raise VerifierProblem(f"out of memory on the {where}{dev} in the judge while {what}: "
                                       f"{str(e).splitlines()[0][:300]}") from e
             raise TaskProblem(f"{what} failed: {type(e).__name__}: {e}") from e
 
@@ -240,9 +240,9 @@ class Judge:
     def _attribution(self) -> None:
         """Guards ``no_work`` and ``torch_fallback`` from the candidate's launch observers."""
         self.phase("attribution")
-        expected = self._step("computing the reference for attribution",
-                              lambda: self._reference(self.opts.seed + 1)[:1])
-        answer = self._ask({"op": "attribute", "seed": self.opts.seed + 1}, "attribution")
+        seed = int.from_bytes(os.urandom(6), "little")
+        expected = self._step("computing the reference for attribution", lambda: self._reference(seed)[:1])
+        answer = self._ask({"op": "attribute", "seed": self.opts.seed + 1, "ablate_seed": seed}, "attribution")
         launches, trivial = int(answer.get("launches") or 0), int(answer.get("trivial") or 0)
         if self.ref_ops and launches and trivial >= launches:
             examples = "; ".join(str(x)[:120] for x in (answer.get("examples") or [])[:3])

@@ -173,7 +173,8 @@ class CandidateSide:
         return {"op": "outputs", "tag": tag, "sets": sets}
 
     def cmd_attribute(self, msg: dict[str, Any]) -> dict[str, Any]:
-        """Classify every launch of one forward, then run one with every launch skipped and poisoned."""
+        """Classify every launch of one forward (inputs of ``seed``), then run one on fresh inputs
+        (``ablate_seed``, so no memo can answer it) with every launch skipped and poisoned."""
         assert self.hooks is not None
         inputs = self._inputs(int(msg["seed"]))[0]
         classify = Classify()
@@ -182,7 +183,8 @@ class CandidateSide:
             with torch.no_grad():
                 self.model(*tree_map(inputs, torch.clone))
             self._sync()
-            cin = tree_map(inputs, torch.clone)
+            del inputs
+            cin = self._inputs(int(msg["ablate_seed"]))[0]
             protected = storage_ptrs(cin) | storage_ptrs(list(self.model.parameters()) + list(self.model.buffers()))
             self.hooks.observer = Ablate(protected)
             try:
@@ -268,7 +270,7 @@ class CandidateSide:
             # no candidate code had run (setup), or the verifier's own step failed: not the candidate's fault
             what = str(e) if isinstance(e, VerifierStepFailed) else f"setting up: {type(e).__name__}: {e}"
             cause = oom_where(e.__cause__ or e)
-            rep["verifier_error"] = (f"out of {cause} memory in the candidate process while {what}" if cause
+            rep["verifier_error"] = (f"out of memory on the {cause} in the candidate process while {what}" if cause
                                      else f"the candidate process failed while {what}")
             return rep
         if rep["violations"] or isinstance(e, GuardError):
@@ -286,9 +288,9 @@ class CandidateSide:
         else:
             text = exception_excerpt(e, self.candidate_file)
             if where == "host":
-                text = f"ran out of host memory (limit {self.job['memory_mb']} MB):\n{text}"
+                text = f"ran out of memory on the host (limit {self.job['memory_mb']} MB):\n{text}"
             elif where == "GPU":
-                text = f"ran out of GPU memory ({self.device}) in the candidate's code:\n{text}"
+                text = f"ran out of memory on the GPU ({self.device}) in the candidate's code:\n{text}"
             rep.update(status="runtime_error", feedback=text)
         return rep
 

@@ -168,6 +168,8 @@ def _interpret(root: Path, key: bytes, outcome: process.PairOutcome, log: str, p
 def _candidate_gone(code: int | None, phase: str, log: str, base: dict[str, Any]) -> VerifyResult:
     """The candidate process ended before the judge was done with it."""
     tail = "\n".join(log.strip().splitlines()[-15:])
+    if code is not None and 128 < code < 160:
+        code = 128 - code  # bwrap (like a shell) reports a child killed by signal N as 128 + N
     if code == 0:
         v = violation("early_exit", f"the process exited with status 0 while {phase}, before the verdict")
         return VerifyResult("guard_violation", feedback="guard violation: early_exit: the process exited "
