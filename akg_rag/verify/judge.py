@@ -101,7 +101,7 @@ class Judge:
                 dev = f" ({self.device})" if where == "GPU" else ""
                 raise VerifierProblem(f"out of memory on the {where}{dev} in the judge while {what}: "
                                       f"{str(e).splitlines()[0][:300]}") from e
-            raise TaskProblem(f"{what} failed: {type(e).__name__}: {e}") from e
+            raise TaskProblem(f"reference failed ({what}): {type(e).__name__}: {e}") from e
 
     def _analysis(self) -> tuple[int | None, int | None, str]:
         try:
