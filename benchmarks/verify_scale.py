@@ -43,20 +43,25 @@ def get_init_inputs():
 '''
 
 
-def run(task: Path, cand: str, **kw: object) -> None:
-    """Verify one candidate of tests/verify/candidates on cuda and print one line."""
+BIG_CANDIDATE = (HERE / "candidates" / "triton_correct.py").read_text().replace(
+    "offs = tl.program_id(0) * BLOCK", "offs = tl.program_id(0).to(tl.int64) * BLOCK")  # > 2**31 elements
+
+
+def run(task: Path, cand: str | Path, **kw: object) -> None:
+    """Verify one candidate (a name in tests/verify/candidates, or a path) on cuda; print one line."""
     opts = dict(trials=2, compile_baseline=False, timeout_s=550.0)
     opts.update(kw)
     t = time.time()
     try:
-        r = verify(task, HERE / "candidates" / f"{cand}.py", dsl="triton", backend="cuda",
+        path = cand if isinstance(cand, Path) else HERE / "candidates" / f"{cand}.py"
+        r = verify(task, path, dsl="triton", backend="cuda",
                    options=VerifyOptions(**opts))
     except Exception as e:  # noqa: BLE001 - a benchmark reports, it does not stop
         print("ERROR", cand, type(e).__name__, str(e)[:800], flush=True)
         return
     tm = r.timings
     figures = f"cand={tm.candidate_ms:.4g} ms eager={tm.eager_ms:.4g} ms x{tm.speedup_eager:.3g}" if tm else ""
-    print("RESULT", cand, r.status, r.violation_names(), "partial" if r.partial else "", figures,
+    print("RESULT", Path(str(cand)).stem, r.status, r.violation_names(), "partial" if r.partial else "", figures,
           f"wall={time.time() - t:.1f}s", flush=True)
     if r.status != "correct":
         print("   ", r.feedback[:500].replace("\n", " | "), flush=True)
@@ -86,10 +91,12 @@ def main(argv: list[str]) -> None:
     with tempfile.TemporaryDirectory() as d:
         task = Path(d) / "big.py"
         task.write_text(BIG_TASK.format(gib=gib, m=m))
+        cand = Path(d) / "big_candidate.py"
+        cand.write_text(BIG_CANDIDATE)
         stop, peak = threading.Event(), [0]
         watcher = threading.Thread(target=gpu_peak, args=(stop, peak), daemon=True)
         watcher.start()
-        run(task, "triton_correct", trials=5, compile_baseline=True)
+        run(task, cand, trials=5, compile_baseline=True)
         stop.set()
         print(f"PEAK GPU memory in use (all processes): {peak[0] / 2**30:.1f} GiB", flush=True)
 

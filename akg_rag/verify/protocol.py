@@ -54,6 +54,8 @@ class CandidateSide:
         self.violations: list[dict[str, str]] = []
         self.rec = OpRecorder()
         self.prev_ptrs: tuple[int, ...] = ()
+        self.prev_out: Any = None
+        self.timing_inputs: Any = None
         self.stage = "setup"
 
     # -- setup -------------------------------------------------------------------------------
@@ -126,22 +128,23 @@ class CandidateSide:
             torch.cuda.synchronize(self.device)
 
     def _guarded_call(self, inputs: list[Any], where: str, ref_mutates: bool) -> Any:
-        """One forward on a copy of ``inputs`` with launch counting and input checks."""
+        """One forward on freshly drawn ``inputs`` (no copy needed: they are this call's alone), with
+        launch counting and input checks. The previous output stays alive until this call returns,
+        so an equal storage pointer means the very same buffer came back, not a recycled block."""
         assert self.hooks is not None
-        cin = tree_map(inputs, torch.clone)
-        before = [fingerprint(t) for t in tensors_of(cin)]
+        before = [fingerprint(t) for t in tensors_of(inputs)]
         launches, custom = self.hooks.launches, len(self.rec.custom)
         with torch.no_grad(), self.rec:
-            out = self.model(*cin)
+            out = self.model(*inputs)
         self._sync()
         if self.hooks.launches == launches and len(self.rec.custom) == custom and self.dsl != "tilelang":
             self._flag("no_kernel", f"forward ran without launching a {self.dsl} kernel ({where})")
-        if not ref_mutates and [fingerprint(t) for t in tensors_of(cin)] != before:
+        if not ref_mutates and [fingerprint(t) for t in tensors_of(inputs)] != before:
             self._flag("inputs_modified", f"an input was changed in place ({where})")
         ptrs = storages(out)
-        if ptrs and ptrs == self.prev_ptrs and not set(ptrs) <= storage_ptrs(cin):
+        if ptrs and ptrs == self.prev_ptrs and not set(ptrs) <= storage_ptrs(inputs):
             self._flag("cached_output", f"returned the same output buffer as the previous call ({where})")
-        self.prev_ptrs = ptrs
+        self.prev_ptrs, self.prev_out = ptrs, out
         return out
 
     def _write(self, out: Any, tag: str, s: int) -> dict[str, Any]:
@@ -162,11 +165,16 @@ class CandidateSide:
     # -- commands ----------------------------------------------------------------------------
     def cmd_run(self, msg: dict[str, Any]) -> dict[str, Any]:
         tag = str(msg["tag"])
+        self.timing_inputs = None  # timing is over once outputs are asked for again: free its inputs
+        self._free()
         sets = []
-        for s, inputs in enumerate(self._inputs(int(msg["seed"]))):
+        all_inputs = self._inputs(int(msg["seed"]))
+        for s in range(len(all_inputs)):
             self.phase(f"{tag}, input set {s}")
+            inputs, all_inputs[s] = all_inputs[s], None
             out = self._guarded_call(inputs, msg.get("where", tag) + f", input set {s}",
                                      bool(msg.get("ref_mutates")))
+            del inputs
             sets.append(self._write(out, tag, s))
             del out
         self._free()
@@ -221,6 +229,7 @@ class CandidateSide:
                     budget_s=self.opts.timing_budget_s, input_ptrs=storages(inputs), lock_path=None)
         if m.reused_output:
             self._flag("cached_output", "returned the same output buffer on consecutive timed calls")
+        self._free()
         return {"op": "timed", "median_ms": m.median_ms, "runs": m.runs, "warmup": m.warmup}
 
     def cmd_profile(self, msg: dict[str, Any]) -> dict[str, Any]:

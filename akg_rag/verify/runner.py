@@ -103,7 +103,16 @@ def _run_child(task_path: Path, task_source: str, candidate_source: str, dsl: st
         (judge_dir / "job.json").write_text(json.dumps(dict(common, task_path=str(judge_dir / task_path.name))))
         (work / "job.json").write_text(json.dumps(dict(common, task_path=str(work / "task" / task_path.name),
                                                        candidate_path=str(cand_path))))
-        ext_dir = envmod.extensions_dir(candidate_source, opts.cache_dir)
+        cache_dir = opts.cache_dir
+        if box.uid is not None:
+            # the candidate runs as another user: it may traverse (not list) the root, never read the
+            # judge's directory, and builds into a cache of its own user (root's home is closed to it)
+            os.chmod(root, 0o711)
+            os.chmod(judge_dir, 0o700)
+            cache_dir = str(Path(tempfile.gettempdir()) / f"akg-rag-cache-uid{box.uid}")
+            Path(cache_dir).mkdir(mode=0o755, exist_ok=True)
+            os.chown(cache_dir, box.uid, box.uid)
+        ext_dir = envmod.extensions_dir(candidate_source, cache_dir)
         (ext_dir / "triton").mkdir(exist_ok=True)
         env = envmod.child_env(dsl=dsl, backend=backend, extensions_dir=str(ext_dir), scale=opts.scale,
                                cpu_threads=opts.cpu_threads)
