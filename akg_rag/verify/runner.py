@@ -1,10 +1,12 @@
 """``verify()``: the parent side of a sandboxed verification.
 
-The parent scans the candidate statically, then starts ``python -P -m akg_rag.verify.child`` in a
-new session (its own process group) with a private working directory, a stripped environment and a
-per-verification key on an inherited pipe. It enforces the wall-clock limit (and, on GPU, an RSS
-limit), kills the child's whole process tree when it ends, and trusts only a verdict sealed with
-the key. Whatever the child does -- crash, hang, exit early, print fake results -- the caller gets a
+The parent scans the candidate statically, then starts the judge (``python -P -m
+akg_rag.verify.judge``, trusted: reference, comparison, verdict) with a per-verification key on an
+inherited pipe, and, once the judge has timed its baselines, the candidate process (``python -P -m
+akg_rag.verify.child``) inside the sandbox, with a private working directory and a stripped
+environment; the two talk over pipes the parent made. It enforces the wall-clock limit (and, on
+GPU, an RSS limit on the candidate), kills both process trees when the judge ends, and trusts only a
+verdict sealed with the key. Whatever the child does -- crash, hang, exit early, print fake results -- the caller gets a
 :class:`VerifyResult`, never an exception.
 """
 
@@ -14,7 +16,6 @@ import json
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time

@@ -29,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +45,6 @@ class Sandbox:
     level: str                                   # "bwrap", "uid" or "none"
     uid: int | None = None                       # uid the candidate runs as outside, when changed
     detail: str = ""                             # why this level (the refusal of the stronger ones)
-    binds: list[str] = field(default_factory=list)
 
     def describe(self) -> str:
         """One line for ``VerifyResult.isolation``."""
