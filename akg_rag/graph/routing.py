@@ -120,6 +120,9 @@ def _after_correct(state: State, ctx: Context, result: dict[str, Any]) -> Decisi
         "iteration": state.get("iteration", 0),
         "origin": state.get("candidate_origin", ""),
         "review": bool(result.get("review")),
+        # torch still computes part of the work: reported, never stored as a full kernel
+        "partial": bool(result.get("partial")),
+        "partial_ops": list(result.get("partial_ops") or []),
     }
     updates: dict[str, Any] = {"failures_on_sketch": 0}
     # Ranked by the speedup's interval, not single medians: a variant replaces the best only when
