@@ -8,8 +8,9 @@ It never imports candidate code. Steps:
 3. For each trial ``t`` (seed ``seed + 1 + t``): draw the inputs, run the reference, free the inputs;
    ask the candidate process for its outputs on the same seed and compare them, chunk by chunk on
    the device, with the files it wrote. One trial's reference outputs live at a time.
-4. Attribution (does the kernel do the work?), timing wall-clocked around the candidate's timed loop,
-   the eager baseline re-timed, the fresh-input check, the candidate's guard report.
+4. Attribution (does the kernel do the work?); timing: eager blocks timed here interleaved with the
+   candidate's blocks, each of those wall-clocked (:mod:`akg_rag.verify.paired`); the fresh-input
+   check; the candidate's guard report.
 5. The verdict, sealed with the key from the parent (:mod:`akg_rag.verify.seal`).
 
 A failure of the judge's own steps (say, out of GPU memory while computing the reference) is a
@@ -21,7 +22,6 @@ from __future__ import annotations
 
 import os
 import platform
-import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -34,8 +34,8 @@ from akg_rag.verify.ops import OpRecorder, coverage
 from akg_rag.verify.options import VerifyOptions
 from akg_rag.verify.roofline import peak_for, roofline
 from akg_rag.verify.tensors import draw_inputs, fingerprint, oom_where, tensors_of, tree_map
-from akg_rag.verify.timing import exclusive, measure
-from akg_rag.verify import wallclock
+from akg_rag.verify.timing import measure
+from akg_rag.verify import paired, wallclock
 
 
 class TaskProblem(Exception):
@@ -68,9 +68,9 @@ class Judge:
         self.violations: list[dict[str, str]] = []
         self.notes: list[str] = []
         self.report: dict[str, Any] = {}
-        self.eager = self.compiled = self.cand = None
+        self.eager = self.compiled = self.cand = self.eager_isolated = None
+        self.paired: paired.Paired | None = None
         self.compile_status = "disabled"
-        self.wall_check: dict[str, float] = {}
         self.n_sets = 0
 
     def phase(self, text: str) -> None:
@@ -257,41 +257,28 @@ class Judge:
         self._free()
 
     def _timing(self) -> None:
+        """Eager (here) and the candidate (over the channel) interleaved under the timing lock; the
+        candidate's claims checked against the judge's clock (:mod:`akg_rag.verify.paired`)."""
         if not self.opts.timing:
             return
         self.phase("waiting for the candidate: timing warm-up")
         self._ask({"op": "warm", "seed": self.opts.seed + 1}, "warm")
-        self.phase("waiting for the candidate: timing")
-        with exclusive(self.opts.timing_lock):
-            t0 = time.monotonic()
-            answer = self._ask({"op": "time"}, "timed")
-            wall = time.monotonic() - t0
-        try:
-            median, runs, warmup = float(answer["median_ms"]), int(answer["runs"]), int(answer["warmup"])
-        except (KeyError, TypeError, ValueError):
-            raise ProtocolError("bad timing answer") from None
-        self.cand = wallclock.Claim(median, runs, warmup)
-        problem = wallclock.check(self.cand, wall, gpu=self.device.type == "cuda")
-        self.wall_check = {"wall_s": round(wall, 4), "claimed_ms": median, "runs": runs}
-        if problem:
-            self.violations.append(violation("timing_mismatch", problem))
+        self.phase("timing: eager and the candidate interleaved")
+        inputs = self._inputs(self.opts.seed + 1)[0]
+        eager = None if self.interpreted or self.eager is None else (lambda: self.ref_model(*inputs))
+        self.paired = paired.time_pair(eager, self._ask, self.device, warmup=self.opts.warmup,
+                                       runs=self.opts.runs, budget_s=2 * self.opts.timing_budget_s,
+                                       lock_path=self.opts.timing_lock, interpreted=self.interpreted)
+        del inputs, eager
+        self._free()
+        self.cand = self.paired.candidate
+        if self.paired.comparison is not None:
+            # the eager figure from before the candidate started stays on record as eager_isolated_ms
+            self.eager_isolated, self.eager = self.eager, self.paired.comparison.baseline
+        if self.paired.mismatch:
+            self.violations.append(violation("timing_mismatch", self.paired.mismatch))
         if self.opts.profile and not self.interpreted:
             self.kernel_profile = list(self._ask({"op": "profile"}, "profile").get("rows") or [])[:50]
-        if not self.interpreted and self.eager is not None:
-            self._retime_eager()
-
-    def _retime_eager(self) -> None:
-        """Re-time the eager baseline after the candidate's timing; keep the faster median."""
-        inputs = self._inputs(self.opts.seed + 1)[0]
-        try:
-            again = measure(lambda: self.ref_model(*inputs), self.device, warmup=self.opts.warmup,
-                            runs=self.opts.runs, budget_s=self.opts.timing_budget_s,
-                            lock_path=self.opts.timing_lock)
-            self.eager = min(self.eager, again, key=lambda m: m.median_ms)
-        except Exception:  # noqa: BLE001 - the first measurement stands
-            pass
-        del inputs
-        self._free()
 
     def _fresh_check(self) -> None:
         self.phase("fresh-input check")
@@ -429,7 +416,7 @@ class Judge:
         if cand_ms and not self.interpreted:
             gbps, tflops, frac = roofline(cand_ms / 1e3, self.flops, self.min_bytes, self.dtype, device)
         baseline = f"torch {torch.__version__} eager" + ("; torch.compile (inductor)" if comp_ms else "")
-        return {
+        out = {
             "candidate_ms": cand_ms, "eager_ms": eager_ms, "compile_ms": comp_ms,
             "speedup_eager": eager_ms / cand_ms if cand_ms and eager_ms else None,
             "speedup_compile": comp_ms / cand_ms if cand_ms and comp_ms else None,
@@ -438,6 +425,8 @@ class Judge:
             "compile_status": self.compile_status,
             "runs": self.cand.runs if self.cand else 0, "warmup": self.cand.warmup if self.cand else 0,
         }
+        out.update(paired.timing_fields(self.paired, self.eager_isolated, self.compiled))
+        return out
 
 
 class _Failed(Exception):

@@ -7,8 +7,10 @@ what its guards saw. The judge (:mod:`akg_rag.verify.judge`), in another process
 decides; a report from here can only make a verdict worse for the candidate, never better.
 
 Commands (``op``): ``run`` (seed, tag: correctness or fresh-input outputs), ``attribute`` (seed:
-which launches did real work, and the outputs with every launch skipped), ``warm`` and ``time``
-(timing, wall-clocked by the judge), ``profile``, ``finish`` (integrity report), ``exit``.
+which launches did real work, and the outputs with every launch skipped), ``warm``, ``time_block``
+(n runs; the judge interleaves these blocks with its own eager blocks and wall-clocks each one,
+:mod:`akg_rag.verify.paired`), ``graph`` (capture for replay timing), ``profile``, ``finish``
+(integrity report), ``exit``.
 """
 
 from __future__ import annotations
@@ -30,7 +32,9 @@ from akg_rag.verify.hooks import GuardError, Hooks
 from akg_rag.verify.ops import OpRecorder
 from akg_rag.verify.options import VerifyOptions
 from akg_rag.verify.tensors import draw_inputs, fingerprint, oom_where, storage_ptrs, tensors_of, tree_map
-from akg_rag.verify.timing import measure, storages
+from akg_rag.verify.timing import Runs, capture_graph, graph_error_text, storages
+
+MAX_BLOCK_RUNS = 10_000     # runs per timed block (the judge's plans ask for 50 at most)
 
 
 class VerifierStepFailed(Exception):
@@ -56,6 +60,8 @@ class CandidateSide:
         self.prev_ptrs: tuple[int, ...] = ()
         self.prev_out: Any = None
         self.timing_inputs: Any = None
+        self.timed: Runs | None = None          # the forward on the timing inputs, as a block timer
+        self.graph_timed: Runs | None = None    # its CUDA graph's replays (short GPU calls)
         self.stage = "setup"
 
     # -- setup -------------------------------------------------------------------------------
@@ -165,7 +171,8 @@ class CandidateSide:
     # -- commands ----------------------------------------------------------------------------
     def cmd_run(self, msg: dict[str, Any]) -> dict[str, Any]:
         tag = str(msg["tag"])
-        self.timing_inputs = None  # timing is over once outputs are asked for again: free its inputs
+        # timing is over once outputs are asked for again: free its inputs, outputs and graph
+        self.timing_inputs = self.timed = self.graph_timed = None
         self._free()
         sets = []
         all_inputs = self._inputs(int(msg["seed"]))
@@ -210,27 +217,47 @@ class CandidateSide:
                 "examples": classify.examples[:3], "sets": [written]}
 
     def cmd_warm(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """Draw the timing inputs (seed) and run the warm-up calls; the timed blocks follow."""
         self.phase("timing warm-up")
-        self.timing_inputs = tree_map(self._inputs(int(msg["seed"]))[0], torch.clone)
+        self.timing_inputs = inputs = tree_map(self._inputs(int(msg["seed"]))[0], torch.clone)
+        warmup = self.opts.warmup if self.opts.warmup is not None else (10 if self.device.type == "cuda" else 2)
         with torch.no_grad():
-            for _ in range(2 if not self.interpreted else 1):
-                self.model(*self.timing_inputs)
+            for _ in range(1 if self.interpreted else warmup):
+                self.model(*inputs)
         self._sync()
+        self.timed = Runs(lambda: self.model(*inputs), self.device, storages(inputs), check_reuse=True)
+        self.graph_timed = None
         return {"op": "warm"}
 
-    def cmd_time(self, msg: dict[str, Any]) -> dict[str, Any]:
+    def cmd_time_block(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """Time ``n`` calls (or graph replays) for the judge, which wall-clocks this command and
+        holds the timing lock around the interleaved blocks. Launch counters are unhooked while the
+        calls run, so nothing of the verifier runs between the clock marks."""
+        n = int(msg["n"])
+        runs = self.graph_timed if msg.get("graph") else self.timed
+        if runs is None or not 1 <= n <= MAX_BLOCK_RUNS:
+            raise VerifierStepFailed(f"a timed block of {n} runs was asked for before warm-up or out of range")
         self.phase("timing")
-        inputs = self.timing_inputs
-        runs, warmup = self.opts.runs, self.opts.warmup
-        if self.interpreted:
-            runs, warmup = min(runs or 3, 3), 0
-        # the judge holds the timing lock around this whole command and wall-clocks it
-        m = measure(lambda: self.model(*inputs), self.device, warmup=warmup, runs=runs,
-                    budget_s=self.opts.timing_budget_s, input_ptrs=storages(inputs), lock_path=None)
-        if m.reused_output:
+        assert self.hooks is not None
+        with torch.no_grad(), self.hooks.counters_paused():
+            times = runs(n)
+        if runs.reused:
             self._flag("cached_output", "returned the same output buffer on consecutive timed calls")
-        self._free()
-        return {"op": "timed", "median_ms": m.median_ms, "runs": m.runs, "warmup": m.warmup}
+        return {"op": "block", "times_ms": times}
+
+    def cmd_graph(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """Capture one forward into a CUDA graph for replay timing (short calls on a GPU)."""
+        inputs = self.timing_inputs
+        if inputs is None or self.device.type != "cuda":
+            return {"op": "graph", "error": "no timing inputs on a CUDA device"}
+        assert self.hooks is not None
+        try:
+            with torch.no_grad(), self.hooks.counters_paused():
+                graph = capture_graph(lambda: self.model(*inputs), self.device)
+        except Exception as e:  # noqa: BLE001 - host syncs, allocations...: not capturable
+            return {"op": "graph", "error": graph_error_text(e)}
+        self.graph_timed = Runs(graph.replay, self.device)
+        return {"op": "graph", "error": ""}
 
     def cmd_profile(self, msg: dict[str, Any]) -> dict[str, Any]:
         from akg_rag.verify.profiling import profile_calls
