@@ -78,23 +78,32 @@ def test_a_load_step_hits_both_processes_alike(monkeypatch):
 
 def test_under_reported_block_times_are_a_timing_mismatch():
     # 20 blocks of 5 runs, each block 200 ms on the judge's clock, claiming 1 ms per run: at most
-    # 20 x 7 x (3 x 1 + 0.2) ms + 2 s = 2.45 s explained, 4 s observed
-    assert "under-report" in check_blocks([(0.2, Claim(1.0, 5, 0))] * 20, gpu=False)
+    # 20 x 5 x (3 x 1 + 0.2) ms + 2 s = 2.32 s explained, 4 s observed
+    assert "under-report" in check_blocks([(0.2, Claim(1.0, 5, 0, extra=0))] * 20, gpu=False)
     # the same windows honestly reported (40 ms per run) pass
-    assert check_blocks([(0.2, Claim(40.0, 5, 0))] * 20, gpu=False) is None
+    assert check_blocks([(0.2, Claim(40.0, 5, 0, extra=0))] * 20, gpu=False) is None
 
 
 def test_load_drifting_between_blocks_is_explained_block_by_block():
     # ten quiet blocks of 50 runs (1 ms each) and ten under 20x load (20 ms each), all honest: the
     # quiet median for all 1000 runs could not explain the 10.5 s; each block's own median does
-    windows = [(0.05, Claim(1.0, 50, 0))] * 10 + [(1.0, Claim(20.0, 50, 0))] * 10
+    windows = [(0.05, Claim(1.0, 50, 0, extra=0))] * 10 + [(1.0, Claim(20.0, 50, 0, extra=0))] * 10
     assert check_blocks(windows, gpu=False) is None
     assert check(Claim(1.0, 1000, 0), sum(w for w, _ in windows), gpu=False) is not None
 
 
 def test_a_block_claiming_more_time_than_its_window_is_a_timing_mismatch():
-    problem = check_blocks([(0.01, Claim(1.0, 5, 0)), (0.01, Claim(100.0, 5, 0))], gpu=False)
+    problem = check_blocks([(0.01, Claim(1.0, 5, 0, extra=0)), (0.01, Claim(100.0, 5, 0, extra=0))], gpu=False)
     assert problem and "took" in problem
+
+
+def test_many_blocks_are_bounded_no_looser_than_one_window_of_all_their_runs():
+    blocks = [(0.1, Claim(1.0, 5, 0, extra=0))] * 20           # 2 s observed over 100 runs
+    one = [(2.0, Claim(1.0, 100, 0, extra=0))]
+    assert check_blocks(blocks, gpu=False) is None and check_blocks(one, gpu=False) is None
+    slower = [(0.12, Claim(1.0, 5, 0, extra=0))] * 20          # 2.4 s: 100 x 3.2 ms + 2 s = 2.32 s
+    assert check_blocks(slower, gpu=False) is not None
+    assert check_blocks([(2.4, Claim(1.0, 100, 0, extra=0))], gpu=False) is not None
 
 
 def test_one_window_keeps_the_single_command_bound():
