@@ -14,7 +14,7 @@ STAMP  := $(VENV)/.installed
 # -v: one line per test as it finishes; --durations: where the time went
 PYTEST := $(BIN)/python -m pytest -v --durations=15
 
-.PHONY: install demo test test-all bench clean
+.PHONY: install sandbox-tools demo test test-all bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,17 +22,24 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-install: $(STAMP)
+# The verifier sandboxes candidates with bubblewrap (Debian package). Installed when missing and
+# when we may (root with apt-get); otherwise the verifier says so and falls back to weaker isolation.
+sandbox-tools:
+	@command -v bwrap >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	  { apt-get update -qq >/dev/null 2>&1; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null 2>&1; }; } || \
+	  echo "note: bubblewrap (bwrap) is not installed: candidates run without namespaces" >&2
+
+install: $(STAMP) sandbox-tools
 
 demo: $(STAMP)
 	$(BIN)/akg-ingest knowledge/
 	$(BIN)/akg-rag query --task knowledge/kernels/softmax/task.py --dsl triton --backend cuda --explain
 	$(BIN)/akg-rag generate examples/softmax_task.py --dsl cpp --backend cpu --max-opt-passes 1 --out runs/demo
 
-test: $(STAMP)
+test: $(STAMP) sandbox-tools
 	$(PYTEST) -m "not slow"
 
-test-all: $(STAMP)
+test-all: $(STAMP) sandbox-tools
 	$(PYTEST)
 
 bench: $(STAMP)

@@ -28,6 +28,11 @@ class TaskError(AkgError):
         super().__init__(f"{self.path}: {problem}")
 
 
+class VerifierError(AkgError):
+    """The verifier itself failed: one of its own steps (say, out of GPU memory while computing the
+    reference or comparing outputs), not the candidate under test."""
+
+
 class MetadataError(AkgError):
     """A kernel metadata sidecar is missing or invalid."""
 

@@ -2,7 +2,9 @@
 
 The best verified kernel (if any) is added to the ``kernels`` collection with its task analysis,
 sketch and measured numbers, ``origin=run``. Record ids derive from target, operator, task and code,
-so a second identical run adds nothing; the next retrieval for the task finds the kernel.
+so a second identical run adds nothing; the next retrieval for the task finds the kernel. A *partial*
+candidate (the verifier's ``partial``: torch still computes part of the work) is reported but never
+written back, so the knowledge base holds only full kernels.
 """
 
 from __future__ import annotations
@@ -122,8 +124,11 @@ def finish(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     status, message = outcome(state)
     written: list[str] = list(state.get("written_back", []))
     detail = message
-    if status == "verified" and ctx.write_back and state["best"].get("partial"):
-        detail += " [not written back: a partial candidate is never stored as a full kernel]"
+    best = state.get("best") or {}
+    if status == "verified" and ctx.write_back and best.get("partial"):
+        # a partial candidate (torch computes part of the work) is never stored as a verified kernel
+        detail += (" [not written back: partial candidate, torch still computes "
+                   f"{', '.join(best.get('partial_ops') or []) or 'part of the work'}]")
     elif status == "verified" and ctx.write_back:
         record = kernel_record(state, ctx.run_id)
         added = add_kernel(get_store(ctx), get_embedder(ctx), record)

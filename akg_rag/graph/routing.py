@@ -120,7 +120,8 @@ def _after_correct(state: State, ctx: Context, result: dict[str, Any]) -> Decisi
         "iteration": state.get("iteration", 0),
         "origin": state.get("candidate_origin", ""),
         "review": bool(result.get("review")),
-        "partial": bool(result.get("partial")),  # torch still computes partial_ops: never stored as full
+        # torch still computes part of the work: reported, never stored as a full kernel
+        "partial": bool(result.get("partial")),
         "partial_ops": list(result.get("partial_ops") or []),
     }
     updates: dict[str, Any] = {"failures_on_sketch": 0}

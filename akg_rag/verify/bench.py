@@ -4,7 +4,9 @@ Layout: a task is ``TASKS/NAME.py`` or ``TASKS/NAME/task.py``; its candidate is 
 ``CANDS/NAME/{dsl}_{backend}.py``. So ``bench(knowledge/kernels, knowledge/kernels, cpp, cpu)``
 benches the seed library. Summary figures follow KernelBench: ``fast_p`` is the fraction of *all*
 tasks that are correct and faster than eager by more than p (a missing candidate counts as a
-failure); geometric-mean speedups are taken over correct tasks.
+failure); geometric-mean speedups are taken over correct tasks. ``fast_p_full`` and
+``fast_p_partial`` split ``fast_p`` between full kernels and partial candidates (a vendor call kept,
+torch computing part of the work), which are never counted as full kernels.
 """
 
 from __future__ import annotations
@@ -61,6 +63,9 @@ class BenchSummary:
     n_tasks: int
     n_correct: int
     fast_p: dict[str, float] = field(default_factory=dict)      # "fast_1.5" -> fraction
+    n_partial: int = 0                                          # correct, but torch computes a part
+    fast_p_full: dict[str, float] = field(default_factory=dict)     # full kernels only (of all tasks)
+    fast_p_partial: dict[str, float] = field(default_factory=dict)  # partial candidates only
     geomean_eager: float | None = None
     geomean_compile: float | None = None
     meaningful: bool = True                                     # False if any timing was not
@@ -174,10 +179,18 @@ def summarize(items: list[BenchItem]) -> BenchSummary:
     """fast_p for p in :data:`FAST_P` over all tasks and geometric-mean speedups over correct ones."""
     n = len(items)
     correct = [it for it in items if it.result is not None and it.result.ok]
-    s = BenchSummary(n_tasks=n, n_correct=len(correct))
+    partial = [it for it in correct if it.result is not None and it.result.partial]
+    s = BenchSummary(n_tasks=n, n_correct=len(correct), n_partial=len(partial))
+
+    def fast(group: list[BenchItem], p: float) -> float:
+        hits = sum(1 for it in group if (it.speedup() or 0.0) > p or (p == 0.0 and it.speedup() is None))
+        return hits / n if n else 0.0
+
+    full = [it for it in correct if it not in partial]
     for p in FAST_P:
-        hits = sum(1 for it in correct if (it.speedup() or 0.0) > p or (p == 0.0 and it.speedup() is None))
-        s.fast_p[f"fast_{p:g}"] = hits / n if n else 0.0
+        s.fast_p[f"fast_{p:g}"] = fast(correct, p)
+        s.fast_p_full[f"fast_{p:g}"] = fast(full, p)
+        s.fast_p_partial[f"fast_{p:g}"] = fast(partial, p)
     s.geomean_eager = _geomean([it.speedup("eager") or 0.0 for it in correct])
     s.geomean_compile = _geomean([it.speedup("compile") or 0.0 for it in correct])
     s.meaningful = all(it.result.timings is None or it.result.timings.meaningful for it in correct)
@@ -225,7 +238,11 @@ def format_table(rows: list[list[str]]) -> str:
 def format_summary(s: BenchSummary) -> str:
     """The summary block printed under the table."""
     fp = "  ".join(f"{k}={v:.2f}" for k, v in s.fast_p.items())
+    full = "  ".join(f"{k}={v:.2f}" for k, v in s.fast_p_full.items())
+    part = "  ".join(f"{k}={v:.2f}" for k, v in s.fast_p_partial.items())
     lines = [f"{s.n_correct}/{s.n_tasks} correct   {fp}",
+             f"  full kernels:    {s.n_correct - s.n_partial}/{s.n_tasks}   {full}",
+             f"  partial (torch computes a part): {s.n_partial}/{s.n_tasks}   {part}",
              f"geomean speedup over correct tasks: vs eager {_fmt(s.geomean_eager, '.3f', 'x')}, "
              f"vs torch.compile {_fmt(s.geomean_compile, '.3f', 'x')}"]
     if not s.meaningful:

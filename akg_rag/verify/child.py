@@ -1,10 +1,9 @@
-"""The verification child: ``python -P -m akg_rag.verify.child ROOT KEY_FD``.
+"""The candidate process: ``python -P -m akg_rag.verify.child WORK IN_FD OUT_FD``.
 
-Runs in a fresh process started by :func:`akg_rag.verify.runner.verify`, in a private working
-directory, with credentials stripped from its environment. Order matters for trust: the key is read,
-the reference is run and the baselines are timed *before* any candidate code is imported, so a
-candidate can neither slow the baseline down nor see the key. The verdict is sealed
-(:mod:`akg_rag.verify.seal`) into ``ROOT/result.json``; stdout is never part of the result.
+Started by :func:`akg_rag.verify.runner.verify` inside the sandbox (:mod:`akg_rag.verify.sandbox`),
+in its working directory ``WORK``, with credentials stripped from its environment. It holds no key
+and writes no verdict: it answers the judge's commands on the channel ``IN_FD``/``OUT_FD``
+(:mod:`akg_rag.verify.protocol`) and exits. Whatever it prints goes to the log only.
 """
 
 from __future__ import annotations
@@ -14,17 +13,8 @@ import os
 import resource
 import sys
 from pathlib import Path
-from typing import Any
 
 _exit = os._exit  # the real one: the hooks replace os._exit before the candidate loads
-
-
-def _phase(root: Path, text: str) -> None:
-    """Record how far the child got (read by the parent only to explain a timeout or crash)."""
-    try:
-        (root / "phase.txt").write_text(text)
-    except OSError:
-        pass
 
 
 def _limit_memory(backend: str, memory_mb: int) -> None:
@@ -35,32 +25,24 @@ def _limit_memory(backend: str, memory_mb: int) -> None:
 
 
 def main(argv: list[str]) -> None:
-    """Entry point: read the key, run the protocol, write the sealed verdict, exit."""
-    from akg_rag.verify.seal import make_sealer, read_key
+    """Entry point: serve the judge, then exit without running a candidate's atexit handlers."""
+    work = Path(argv[0])
+    job = json.loads((work / "job.json").read_text())
+    _limit_memory(job["backend"], int(job["memory_mb"]))
+    from akg_rag.verify.channel import Channel
+    from akg_rag.verify.protocol import CandidateSide
 
-    root = Path(argv[0])
-    seal = make_sealer(read_key(int(argv[1])))
-    job = json.loads((root / "job.json").read_text())
-    verdict: dict[str, Any]
+    def phase(text: str) -> None:  # the judge records the phase that matters
+        pass
+
+    chan = Channel(int(argv[1]), int(argv[2]))
     try:
-        _limit_memory(job["backend"], int(job["memory_mb"]))
-        from akg_rag.verify.protocol import Protocol
-
-        protocol = Protocol(job, lambda text: _phase(root, text))
-        verdict = protocol.run()
-    except BaseException as e:  # noqa: BLE001 - whatever happened, the parent gets a verdict
-        verdict = {"status": "runtime_error", "feedback": f"verifier child failed: {type(e).__name__}: {e}"}
-        try:
-            verdict = protocol.verdict_from_exception(e)  # type: ignore[possibly-undefined]
-        except BaseException:  # noqa: BLE001
-            pass
-    sealed = seal(verdict)
-    tmp = root / "result.json.tmp"
-    tmp.write_text(json.dumps(sealed))
-    os.replace(tmp, root / "result.json")
+        CandidateSide(job, chan, phase).serve()
+    except BaseException:  # noqa: BLE001 - the channel is gone: nothing left to tell
+        pass
     sys.stdout.flush()
     sys.stderr.flush()
-    _exit(0)  # skip atexit handlers a candidate may have registered
+    _exit(0)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 * Launch counters prove that a kernel of the declared DSL ran: Triton's ``JITFunction.run`` (and the
   interpreter's), and every function of a module built by ``cpp_extension.load_inline``/``load``.
 * Patched entry points refuse threads, processes, signals, frame/garbage-collector introspection,
-  ``os._exit`` and side CUDA streams when the *candidate's own code* calls them (library code such as
+  opening files (``open``, ``io.open``, ``os.open``), ``os._exit`` and side CUDA streams when the *candidate's own code* calls them (library code such as
   ``load_inline`` running ``ninja``, or Triton running ``ptxas``, stays allowed). A refusal is recorded
   as a violation and raised as :class:`GuardError` inside the candidate.
 * An integrity snapshot of torch, timers, builtins and the verifier's own modules is compared after
@@ -54,6 +54,9 @@ class Hooks:
         self.dsl = dsl
         self.backend = backend
         self.launches = 0                              # kernel launches of the declared DSL
+        # called around each launch when set: observer(kind, name, launch, args, kwargs) -> result
+        # (see akg_rag.verify.attribution)
+        self.observer: Callable[..., Any] | None = None
         self.violations: list[dict[str, str]] = []
         self.builds: list[dict[str, Any]] = []         # {name, cached, seconds}
         self.build_error: str | None = None            # compiler output of a failed build
@@ -123,6 +126,10 @@ class Hooks:
             self._wrap(gc, name, "introspection", f"gc.{name}", skip_stdlib=False)
         for name in ("stack", "trace", "getouterframes", "getinnerframes"):
             self._wrap(inspect, name, "introspection", f"inspect.{name}", skip_stdlib=False)
+        import io
+
+        for owner, name in ((builtins, "open"), (io, "open"), (os, "open")):
+            self._wrap(owner, name, "file_access", f"{getattr(owner, '__name__', 'io')}.{name}")
         self._install_frame_getters()
         self._install_launch_counters()
         if self.backend == "cuda":
@@ -159,8 +166,12 @@ class Hooks:
                 orig_run = cls.run
 
                 def run(self: Any, *args: Any, _orig: Callable = orig_run, **kwargs: Any) -> Any:
-                    if not kwargs.get("warmup"):
-                        hooks.launches += 1
+                    if kwargs.get("warmup"):
+                        return _orig(self, *args, **kwargs)
+                    hooks.launches += 1
+                    if hooks.observer is not None:
+                        name = getattr(getattr(self, "fn", None), "__name__", "triton kernel")
+                        return hooks.observer("triton", name, lambda: _orig(self, *args, **kwargs), args, kwargs)
                     return _orig(self, *args, **kwargs)
 
                 cls.run = run
@@ -205,6 +216,8 @@ class Hooks:
 
         def call(*args: Any, **kwargs: Any) -> Any:
             hooks.launches += 1
+            if hooks.observer is not None:
+                return hooks.observer("extension", call.__name__, lambda: fn(*args, **kwargs), args, kwargs)
             return fn(*args, **kwargs)
 
         call.__name__ = getattr(fn, "__name__", "extension_function")

@@ -123,3 +123,99 @@ def run_child(argv: list[str], *, key: bytes, cwd: Path, env: dict[str, str], lo
     outcome.returncode = proc.returncode
     outcome.seconds = time.monotonic() - started
     return outcome
+
+
+@dataclass
+class Spawn:
+    """How to start one process: argv, directory, environment, log, extra Popen arguments."""
+
+    argv: list[str]
+    cwd: Path
+    env: dict[str, str]
+    log_path: Path
+    pass_fds: tuple[int, ...] = ()
+    popen_kwargs: dict | None = None
+
+
+@dataclass
+class PairOutcome:
+    """How the judge and the candidate process ended."""
+
+    judge_returncode: int | None = None
+    candidate_returncode: int | None = None
+    candidate_started: bool = False
+    timed_out: bool = False
+    rss_exceeded: bool = False
+    seconds: float = 0.0
+
+
+def _popen(spawn: Spawn, log: object) -> subprocess.Popen:
+    return subprocess.Popen(spawn.argv, cwd=spawn.cwd, env=spawn.env, stdin=subprocess.DEVNULL, stdout=log,
+                            stderr=subprocess.STDOUT, pass_fds=spawn.pass_fds, start_new_session=True,
+                            **(spawn.popen_kwargs or {}))
+
+
+def run_pair(judge: Spawn, candidate: Spawn, *, key: bytes, ready_fd: int, timeout_s: float,
+             rss_limit_mb: int | None = None, poll_s: float = 0.05) -> PairOutcome:
+    """Run the judge (``judge.argv + [key_fd]``), start the candidate when the judge writes a byte to
+    ``ready_fd``, wait for the judge, enforce the deadline and the candidate's RSS limit, and kill
+    both process trees at the end. Every fd in both ``pass_fds`` is closed here once given away.
+    """
+    key_r, key_w = os.pipe()
+    try:
+        os.write(key_w, key)
+    finally:
+        os.close(key_w)
+    judge = Spawn(judge.argv + [str(key_r)], judge.cwd, judge.env, judge.log_path,
+                  judge.pass_fds + (key_r,), judge.popen_kwargs)
+    out = PairOutcome()
+    started = time.monotonic()
+    jproc = cproc = None
+    pending = set(judge.pass_fds) | set(candidate.pass_fds) | {ready_fd}
+    try:
+        with open(judge.log_path, "wb") as jlog, open(candidate.log_path, "wb") as clog:
+            jproc = _popen(judge, jlog)
+            _close(pending, judge.pass_fds)
+            os.set_blocking(ready_fd, False)
+            while jproc.poll() is None:
+                if cproc is None and ready_fd in pending:
+                    try:
+                        got = os.read(ready_fd, 1)
+                    except BlockingIOError:
+                        got = None
+                    if got:
+                        cproc = _popen(candidate, clog)
+                        out.candidate_started = True
+                        _close(pending, candidate.pass_fds + (ready_fd,))
+                    elif got == b"":
+                        _close(pending, (ready_fd,))
+                if time.monotonic() - started > timeout_s:
+                    out.timed_out = True
+                    break
+                if cproc is not None and rss_limit_mb is not None and cproc.poll() is None \
+                        and tree_rss_mb(cproc.pid) > rss_limit_mb:
+                    out.rss_exceeded = True
+                    break
+                time.sleep(poll_s)
+    finally:
+        _close(pending, tuple(pending))
+        for proc in (cproc, jproc):
+            if proc is not None:
+                kill_tree(proc.pid, alive=proc.poll() is None)
+        for proc in (cproc, jproc):
+            if proc is not None:
+                proc.wait()
+    out.judge_returncode = jproc.returncode if jproc else None
+    out.candidate_returncode = cproc.returncode if cproc else None
+    out.seconds = time.monotonic() - started
+    return out
+
+
+def _close(pending: set[int], fds: tuple[int, ...]) -> None:
+    for fd in fds:
+        if fd in pending:
+            pending.discard(fd)
+            try:
+                os.close(fd)
+            except OSError:
+                pass

@@ -108,6 +108,7 @@ class VerifyResult:
     task: str = ""                                           # task path (or "<source>")
     candidate: str = ""                                      # candidate path (or "<source>")
     wall_s: float = 0.0                                      # whole verification, seconds
+    isolation: str = ""                                      # OS sandbox of the candidate process
 
     @property
     def ok(self) -> bool:

@@ -1,19 +1,21 @@
 """``verify()``: the parent side of a sandboxed verification.
 
-The parent scans the candidate statically, then starts ``python -P -m akg_rag.verify.child`` in a
-new session (its own process group) with a private working directory, a stripped environment and a
-per-verification key on an inherited pipe. It enforces the wall-clock limit (and, on GPU, an RSS
-limit), kills the child's whole process tree when it ends, and trusts only a verdict sealed with
-the key. Whatever the child does -- crash, hang, exit early, print fake results -- the caller gets a
+The parent scans the candidate statically, then starts the judge (``python -P -m
+akg_rag.verify.judge``, trusted: reference, comparison, verdict) with a per-verification key on an
+inherited pipe, and, once the judge has timed its baselines, the candidate process (``python -P -m
+akg_rag.verify.child``) inside the sandbox, with a private working directory and a stripped
+environment; the two talk over pipes the parent made. It enforces the wall-clock limit (and, on
+GPU, an RSS limit on the candidate), kills both process trees when the judge ends, and trusts only a
+verdict sealed with the key. Whatever the child does -- crash, hang, exit early, print fake results -- the caller gets a
 :class:`VerifyResult`, never an exception.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -21,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from akg_rag.dsl import check_target
-from akg_rag.errors import ConfigError, TaskError
+from akg_rag.errors import ConfigError, TaskError, VerifierError
 from akg_rag.task import read_source
 from akg_rag.verify import env as envmod
-from akg_rag.verify import process
+from akg_rag.verify import process, sandbox
 from akg_rag.verify.guards import violation
 from akg_rag.verify.options import VerifyOptions
 from akg_rag.verify.result import Timings, VerifyResult
@@ -85,36 +87,64 @@ def verify(task: str | Path, candidate: str | Path | None = None, *, candidate_s
 def _run_child(task_path: Path, task_source: str, candidate_source: str, dsl: str, backend: str,
                opts: VerifyOptions, base: dict[str, Any]) -> VerifyResult:
     memory_mb = opts.memory_mb or envmod.default_memory_mb(backend)
+    box = sandbox.choose(gpu=backend == "cuda")
+    base = dict(base, isolation=box.describe())
     root = Path(tempfile.mkdtemp(prefix="akg-verify-"))
     try:
-        work = root / "work"
-        work.mkdir()
-        (root / "ref").mkdir()
-        ref_path = root / "ref" / task_path.name
-        ref_path.write_text(task_source, encoding="utf-8")
+        judge_dir, work = root / "judge", root / "work"
+        out_dir = work / "out"
+        for d in (judge_dir, work, out_dir, work / "task"):
+            d.mkdir()
+        (judge_dir / task_path.name).write_text(task_source, encoding="utf-8")
+        (work / "task" / task_path.name).write_text(task_source, encoding="utf-8")
         cand_path = work / "candidate.py"
         cand_path.write_text(candidate_source, encoding="utf-8")
-        job = {"task_path": str(ref_path), "task_source": task_source, "candidate_path": str(cand_path),
-               "dsl": dsl, "backend": backend, "options": opts.to_dict(), "memory_mb": memory_mb}
-        (root / "job.json").write_text(json.dumps(job))
-        ext_dir = envmod.extensions_dir(candidate_source, opts.cache_dir)
+        common = {"task_source": task_source, "dsl": dsl, "backend": backend, "options": opts.to_dict(),
+                  "memory_mb": memory_mb, "out_dir": str(out_dir)}
+        (judge_dir / "job.json").write_text(json.dumps(dict(common, task_path=str(judge_dir / task_path.name))))
+        (work / "job.json").write_text(json.dumps(dict(common, task_path=str(work / "task" / task_path.name),
+                                                       candidate_path=str(cand_path))))
+        cache_dir = opts.cache_dir
+        if box.uid is not None:
+            # the candidate runs as another user: it may traverse (not list) the root, never read the
+            # judge's directory, and builds into a cache of its own user (root's home is closed to it)
+            os.chmod(root, 0o711)
+            os.chmod(judge_dir, 0o700)
+            cache_dir = str(Path(tempfile.gettempdir()) / f"akg-rag-cache-uid{box.uid}")
+            Path(cache_dir).mkdir(mode=0o755, exist_ok=True)
+            os.chown(cache_dir, box.uid, box.uid)
+        ext_dir = envmod.extensions_dir(candidate_source, cache_dir)
+        (ext_dir / "triton").mkdir(exist_ok=True)
         env = envmod.child_env(dsl=dsl, backend=backend, extensions_dir=str(ext_dir), scale=opts.scale,
                                cpu_threads=opts.cpu_threads)
+        cand_env = dict(env, HOME=str(work), TRITON_CACHE_DIR=str(ext_dir / "triton"))
+        box.grant([work, ext_dir])
+        j_in, c_out = os.pipe()      # candidate -> judge
+        c_in, j_out = os.pipe()      # judge -> candidate
+        ready_r, ready_w = os.pipe()
+        # the judge's KEY_FD is appended by run_pair
+        judge = process.Spawn([sys.executable, "-P", "-m", "akg_rag.verify.judge", str(judge_dir), str(ready_w),
+                               str(j_in), str(j_out)], judge_dir, env, judge_dir / "judge.log", (ready_w, j_in, j_out))
+        cmd = [sys.executable, "-P", "-m", "akg_rag.verify.child", str(work), str(c_in), str(c_out)]
+        cand = process.Spawn(box.command(cmd, writable=[work, ext_dir], cwd=work, gpu=backend == "cuda"),
+                             work, cand_env, root / "candidate.log", (c_in, c_out), box.popen_kwargs())
         key = new_key()
-        outcome = process.run_child(
-            [sys.executable, "-P", "-m", "akg_rag.verify.child", str(root)], key=key, cwd=work, env=env,
-            log_path=root / "child.log", timeout_s=opts.timeout_s,
-            rss_limit_mb=memory_mb if backend == "cuda" else None)
-        log = _tail(root / "child.log")
-        phase = _read(root / "phase.txt") or "starting"
-        return _interpret(root, key, outcome, log, phase, opts, memory_mb, task_path, base)
+        outcome = process.run_pair(judge, cand, key=key, ready_fd=ready_r,
+                                   timeout_s=opts.timeout_s,
+                                   rss_limit_mb=memory_mb if backend == "cuda" else None)
+        log = _tail(root / "candidate.log")
+        judge_log = _tail(judge_dir / "judge.log").strip()
+        if judge_log:
+            log += "\njudge: " + judge_log[-1500:]
+        phase = _read(judge_dir / "phase.txt") or "starting"
+        return _interpret(judge_dir, key, outcome, log, phase, opts, memory_mb, task_path, base)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
 
-def _interpret(root: Path, key: bytes, outcome: process.Outcome, log: str, phase: str,
+def _interpret(root: Path, key: bytes, outcome: process.PairOutcome, log: str, phase: str,
                opts: VerifyOptions, memory_mb: int, task_path: Path, base: dict[str, Any]) -> VerifyResult:
-    """Turn what the child left behind into a VerifyResult."""
+    """Turn what the judge and the candidate process left behind into a VerifyResult."""
     if outcome.timed_out:
         return VerifyResult("timeout", feedback=f"did not finish within {opts.timeout_s:g} s (killed while "
                             f"{phase}); look for an infinite loop, a deadlock or a far too slow kernel",
@@ -123,21 +153,33 @@ def _interpret(root: Path, key: bytes, outcome: process.Outcome, log: str, phase
         return VerifyResult("crashed", feedback=f"exceeded the memory limit of {memory_mb} MB while {phase} "
                             "(killed)", log=log, **base)
     raw = _read(root / "result.json")
+    verdict = None
     if raw is not None:
         try:
-            sealed = json.loads(raw)
+            verdict = unseal(json.loads(raw), key)
         except ValueError:
-            sealed = None
-        verdict = unseal(sealed, key)
+            verdict = None
         if verdict is None:
             v = violation("forged_result", "the verdict file does not carry the verifier's seal")
             return VerifyResult("guard_violation", feedback="guard violation: forged_result: the verdict "
                                 "was not written by the verifier", guard_violations=[v], log=log, **base)
-        if "task_error" in verdict:
-            raise TaskError(task_path, verdict["task_error"])
-        return _from_verdict(verdict, log, base)
-    code = outcome.returncode
+    if verdict is None:
+        raise VerifierError(f"the judge process ended without a verdict (exit status "
+                            f"{outcome.judge_returncode}, while {phase}):\n{log[-1500:]}")
+    if "task_error" in verdict:
+        raise TaskError(task_path, verdict["task_error"])
+    if "verifier_error" in verdict:
+        raise VerifierError(f"{task_path}: {verdict['verifier_error']}")
+    if verdict.get("status") == "candidate_gone":
+        return _candidate_gone(outcome.candidate_returncode, phase, log, base)
+    return _from_verdict(verdict, log, base)
+
+
+def _candidate_gone(code: int | None, phase: str, log: str, base: dict[str, Any]) -> VerifyResult:
+    """The candidate process ended before the judge was done with it."""
     tail = "\n".join(log.strip().splitlines()[-15:])
+    if code is not None and 128 < code < 160:
+        code = 128 - code  # bwrap (like a shell) reports a child killed by signal N as 128 + N
     if code == 0:
         v = violation("early_exit", f"the process exited with status 0 while {phase}, before the verdict")
         return VerifyResult("guard_violation", feedback="guard violation: early_exit: the process exited "

@@ -29,7 +29,8 @@ FRAME_ATTRS = {"f_back", "f_locals", "f_globals", "f_builtins", "f_code", "tb_fr
 DYNAMIC_BUILTINS = {"eval", "exec", "compile", "__import__", "breakpoint", "globals", "locals", "vars"}
 DYNAMIC_MODULES = {"importlib", "runpy", "marshal", "pickle", "dill", "cloudpickle", "code", "codeop",
                    "zipimport", "pkgutil"}
-FILE_MODULES = {"shutil", "tempfile", "glob", "fcntl", "mmap"}
+FILE_MODULES = {"shutil", "tempfile", "glob", "fcntl", "mmap", "io", "_io", "posix", "nt", "pathlib",
+                "socket", "urllib", "http", "requests"}
 OS_FILE = {"open", "write", "remove", "unlink", "rename", "replace", "mkdir", "makedirs", "rmdir",
            "removedirs", "listdir", "scandir", "walk", "chdir", "truncate", "ftruncate", "dup2",
            "symlink", "link", "chmod", "fdopen", "sendfile"}
@@ -213,6 +214,8 @@ class _Scanner(ast.NodeVisitor):
                 self.add("file_access", node, "calls open()")
             if func.id in ("exit", "quit"):
                 self.add("early_exit", node, f"calls {func.id}()")
+            if func.id in ("getattr", "setattr", "delattr", "hasattr") and len(node.args) >= 2:
+                self._check_attr_name(func.id, node.args[1], node)
             if func.id in ("setattr", "delattr") and node.args and self.root_is_module(node.args[0]):
                 target = self.dotted(node.args[0]) or ""
                 kind = "patched_timer" if (target + ".").startswith(TIMER_PREFIXES) else "monkeypatch"
@@ -234,6 +237,15 @@ class _Scanner(ast.NodeVisitor):
             self.add("try_fallback", node, f"an except handler (line {self._handler_line}) calls "
                      f"{full or ast.unparse(func)}: fix the kernel instead of falling back to torch")
         self.generic_visit(node)
+
+    def _check_attr_name(self, fn: str, name: ast.AST, node: ast.AST) -> None:
+        """``getattr(obj, "__trace" + "back__")``: a built or frame-reaching attribute name."""
+        if isinstance(name, ast.Constant) and isinstance(name.value, str):
+            if name.value in FRAME_ATTRS:
+                self.add("introspection", node, f"{fn}(..., {name.value!r}) reaches frames or code")
+        elif not isinstance(name, ast.Name):
+            self.add("introspection", node, f"{fn}() with an attribute name built at run time "
+                     f"({ast.unparse(name)[:60]}): the scan cannot see what it reaches")
 
     @staticmethod
     def _const_strings(node: ast.AST) -> list[str]:

@@ -1,10 +1,12 @@
 """Timing: one callable alone (:func:`measure`), or a baseline and a candidate interleaved (:func:`compare`).
 
-A speedup measured on a loaded machine is only worth its interval. :func:`compare` times the
-baseline and the candidate in alternating blocks (A B, B A, A B, ...) inside the same process, so
-load that comes and goes hits both alike; each block gives one ratio (baseline median / candidate
-median within the block), and the speedup is the median of those ratios with a distribution-free
-confidence interval from order statistics (:func:`median_interval`). An interval that contains 1.0
+A speedup measured on a loaded machine is only worth its interval. :func:`interleave` times the
+baseline and the candidate in alternating blocks (A B, B A, A B, ...), so load that comes and goes
+hits both alike. Each side is a *block timer* (n runs -> their times): :class:`Runs` for a callable
+in this process (:func:`compare` uses two), or the candidate process answering over the channel
+(:mod:`akg_rag.verify.paired`, where the judge times eager itself). Each block gives one ratio
+(baseline median / candidate median within the block), and the speedup is the median of those
+ratios with a distribution-free confidence interval from order statistics (:func:`median_interval`). An interval that contains 1.0
 means *no measurable difference*; no number is claimed then.
 
 On CUDA each run sits between two CUDA events and a 256 MB buffer is rewritten before it, so no run
@@ -211,7 +213,8 @@ def _one_run(fn: Callable[[], Any], device: torch.device) -> tuple[float, Any]:
     return (_perf_ns() - t0) / 1e6, out
 
 
-def _method(device: torch.device) -> Method:
+def clock_name(device: torch.device) -> Method:
+    """The clock that times runs on ``device``: "cuda_event" or "perf_counter"."""
     return "cuda_event" if device.type == "cuda" else "perf_counter"
 
 
@@ -258,7 +261,7 @@ def _timed_runs(fn: Callable[[], Any], device: torch.device, runs: int | None, b
             reused = True
         times.append(ms)
         prev, prev_ptrs = out, ptrs
-    return summarize(times, warmup, _method(device), reused)
+    return summarize(times, warmup, clock_name(device), reused)
 
 
 # --- baseline against candidate ----------------------------------------------------------------
@@ -282,6 +285,41 @@ def _plan(a_ms: float, b_ms: float, runs: int | None, budget_s: float) -> _Plan:
     return _Plan(per_block, MIN_BLOCKS, MAX_BLOCKS, budget_s, True)
 
 
+BlockTimer = Callable[[int], "list[float]"]  # times n calls of one side, returns their times (ms)
+
+
+class Runs:
+    """A :data:`BlockTimer` of a local callable: ``runs(n)`` times ``n`` calls with :func:`_one_run`.
+
+    With ``check_reuse`` it remembers the previous output across blocks and sets ``reused`` when a
+    call returns the very same buffer (one that is not an input: ``input_ptrs``).
+    """
+
+    def __init__(self, fn: Callable[[], Any], device: torch.device, input_ptrs: tuple[int, ...] = (),
+                 check_reuse: bool = False) -> None:
+        self.fn, self.device, self.input_ptrs, self.check_reuse = fn, device, set(input_ptrs), check_reuse
+        self.reused = False
+        self._prev: Any = None
+        self._prev_ptrs: tuple[int, ...] = ()
+
+    def __call__(self, n: int) -> list[float]:
+        times = []
+        for _ in range(n):
+            ms, out = _one_run(self.fn, self.device)
+            times.append(ms)
+            if self.check_reuse:
+                ptrs = storages(out)
+                # the previous output is still alive, so equal pointers mean the same buffer
+                if ptrs and ptrs == self._prev_ptrs and not set(ptrs) <= self.input_ptrs:
+                    self.reused = True
+                self._prev, self._prev_ptrs = out, ptrs
+        return times
+
+    def release(self) -> None:
+        """Drop the output kept for the reuse check."""
+        self._prev, self._prev_ptrs = None, ()
+
+
 def compare(baseline: Callable[[], Any], candidate: Callable[[], Any], device: torch.device, *,
             warmup: int | None = None, runs: int | None = None, budget_s: float = 2.0,
             input_ptrs: tuple[int, ...] = (), lock_path: str | None = None,
@@ -294,6 +332,7 @@ def compare(baseline: Callable[[], Any], candidate: Callable[[], Any], device: t
     +-:data:`REL_HALF_WIDTH` of its estimate. ``graphs`` (default: on CUDA when either call takes
     under :data:`GRAPH_BELOW_MS`) also times both as CUDA graph replays. Holds ``lock_path`` while
     timing. Call with verifier hooks paused: nothing else should run between the clock marks.
+    Both callables run in this process; :func:`interleave` takes block timers that need not.
     """
     gpu = device.type == "cuda"
     warmup = (10 if gpu else 2) if warmup is None else warmup
@@ -304,54 +343,54 @@ def compare(baseline: Callable[[], Any], candidate: Callable[[], Any], device: t
         if gpu:
             _synchronize(device)
         with exclusive(lock_path):
-            result = _interleave(baseline, candidate, device, runs, budget_s, input_ptrs, warmup,
-                                 _method(device), check_reuse=True)
+            cand = Runs(candidate, device, input_ptrs, check_reuse=True)
+            result = interleave(Runs(baseline, device), cand, runs, budget_s, warmup, clock_name(device))
+            result.reused_output = result.candidate.reused_output = cand.reused
+            cand.release()
             if graphs is None:
-                graphs = gpu and min(result.baseline.median_ms, result.candidate.median_ms) < GRAPH_BELOW_MS
+                graphs = wants_graphs(device, result)
             if graphs and gpu:
                 try:
                     ga, gb = capture_graph(baseline, device), capture_graph(candidate, device)
-                    result.graph = _interleave(ga.replay, gb.replay, device, runs, budget_s, (), warmup,
-                                               "cuda_graph", check_reuse=False)
+                    result.graph = interleave(Runs(ga.replay, device), Runs(gb.replay, device), runs,
+                                              budget_s, warmup, "cuda_graph")
                 except Exception as e:  # noqa: BLE001 - host syncs, allocations...: not capturable
-                    result.graph_error = f"{type(e).__name__}: {str(e).strip()[:200]}"
+                    result.graph_error = graph_error_text(e)
     return result
 
 
-def _interleave(a: Callable[[], Any], b: Callable[[], Any], device: torch.device, runs: int | None,
-                budget_s: float, input_ptrs: tuple[int, ...], warmup: int, method: Method,
-                check_reuse: bool) -> Comparison:
-    """The timed blocks of :func:`compare` (under ``no_grad`` and the lock)."""
-    a()
-    b()  # one more warm call each: waiting for the lock may have let caches go cold
-    a_ms, _ = _one_run(a, device)
-    b_ms, prev = _one_run(b, device)
+def wants_graphs(device: torch.device, result: Comparison) -> bool:
+    """Whether a pair timed with events should also be timed as graph replays (short GPU calls)."""
+    return device.type == "cuda" and min(result.baseline.median_ms, result.candidate.median_ms) < GRAPH_BELOW_MS
+
+
+def graph_error_text(e: BaseException) -> str:
+    """Why a graph capture failed, in one short line."""
+    return f"{type(e).__name__}: {str(e).strip()[:200]}"
+
+
+def interleave(a: BlockTimer, b: BlockTimer, runs: int | None, budget_s: float, warmup: int,
+               method: Method) -> Comparison:
+    """Timed blocks of ``a`` and ``b`` in ABAB/BABA order: both measurements and the speedup a/b.
+
+    Call under ``no_grad`` and the timing lock. Each side first runs twice outside the blocks: the
+    first call warms what waiting for the lock let go cold, the second (the pilot) plans the blocks.
+    """
+    a_ms = a(2)[-1]
+    b_ms = b(2)[-1]
     plan = _plan(a_ms, b_ms, runs, budget_s)
     a_times: list[float] = []
     b_times: list[float] = []
     ratios: list[float] = []
-    prev_ptrs = storages(prev) if check_reuse else ()
-    reused = False
     started = _monotonic()
     block = 0
     while block < plan.max_blocks:
-        block_a: list[float] = []
-        block_b: list[float] = []
-        order = ("a", "b") if block % 2 == 0 else ("b", "a")
-        for which in order:
-            for _ in range(plan.per_block):
-                if which == "a":
-                    ms, _ = _one_run(a, device)
-                    block_a.append(ms)
-                    continue
-                ms, out = _one_run(b, device)
-                block_b.append(ms)
-                if check_reuse:
-                    ptrs = storages(out)
-                    # the previous output is still alive, so equal pointers mean the same buffer
-                    if ptrs and ptrs == prev_ptrs and not set(ptrs) <= set(input_ptrs):
-                        reused = True
-                    prev, prev_ptrs = out, ptrs
+        if block % 2 == 0:
+            block_a = a(plan.per_block)
+            block_b = b(plan.per_block)
+        else:
+            block_b = b(plan.per_block)
+            block_a = a(plan.per_block)
         a_times += block_a
         b_times += block_b
         ratios.append(statistics.median(block_a) / max(statistics.median(block_b), 1e-9))
@@ -367,8 +406,7 @@ def _interleave(a: Callable[[], Any], b: Callable[[], Any], device: torch.device
                 break
     low, high, conf = median_interval(ratios)
     speedup = Interval(statistics.median(ratios), low, high, conf, len(ratios))
-    return Comparison(summarize(a_times, warmup, method), summarize(b_times, warmup, method, reused),
-                      speedup, reused)
+    return Comparison(summarize(a_times, warmup, method), summarize(b_times, warmup, method), speedup)
 
 
 def capture_graph(fn: Callable[[], Any], device: torch.device) -> Any:

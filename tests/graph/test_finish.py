@@ -1,8 +1,12 @@
-"""The run's outcome in words, and kernels slower than eager ranked below faster ones."""
+"""The run's outcome in words, kernels slower than eager ranked below faster ones, and the finish
+node's write-back: partial candidates are reported, never stored as full kernels."""
 
 from __future__ import annotations
 
-from akg_rag.graph.finish import outcome, slower_than
+from types import SimpleNamespace
+
+from akg_rag.graph.context import Context
+from akg_rag.graph.finish import finish, outcome, slower_than
 from akg_rag.graph.retrieve import rank_slow_last
 
 
@@ -42,3 +46,20 @@ def test_kernels_slower_than_eager_go_after_faster_ones():
     hits = [{"id": "slow", "speedup_eager": 0.45}, {"id": "unknown", "speedup_eager": None},
             {"id": "fast", "speedup_eager": 1.7}]
     assert [h["id"] for h in rank_slow_last(hits)] == ["unknown", "fast", "slow"]
+
+
+class _NoStore:
+    """Any use of the store fails the test: a partial candidate must not reach it."""
+
+    def __getattr__(self, name):
+        raise AssertionError(f"the store was used ({name}) for a partial candidate")
+
+
+def test_partial_best_kernel_is_not_written_back():
+    ctx = Context(store=_NoStore(), embedder=_NoStore(), write_back=True, run_id="t")
+    best = {"code": "class ModelNew: ...", "timings": {"candidate_ms": 1.0}, "iteration": 1, "origin": "llm",
+            "partial": True, "partial_ops": ["convolution"]}
+    update = finish({"best": best, "message": "done", "written_back": []}, SimpleNamespace(context=ctx))
+    assert update["status"] == "verified" and update["written_back"] == []
+    assert "not written back: partial candidate" in update["events"][0]["detail"]
+    assert "convolution" in update["events"][0]["detail"]

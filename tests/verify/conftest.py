@@ -49,6 +49,11 @@ TRITON_BATCH: dict[str, tuple[str, dict]] = {
     "rt_posix_exit": ("rowscale", {}),
     "rt_forge": ("rowscale", {}),
     "rt_segfault": ("rowscale", {}),
+    "rt_frame_walk": ("rowscale", {}),
+    "rt_procfs": ("rowscale", {}),
+    "rt_write_outside": ("rowscale", {}),
+    "triton_identity": ("rowscale", {}),
+    "triton_decorative_aten": ("rowscale", {}),
 }
 
 

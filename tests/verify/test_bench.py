@@ -11,7 +11,7 @@ import pytest
 from akg_rag.errors import ConfigError, TaskError
 from akg_rag.verify import verify
 from akg_rag.verify.__main__ import main
-from akg_rag.verify.bench import BenchItem, summarize
+from akg_rag.verify.bench import BenchItem, format_summary, summarize
 from akg_rag.verify.result import Timings, VerifyResult
 
 HERE = Path(__file__).parent
@@ -60,6 +60,21 @@ def test_fast_p_and_geomean_from_results():
     assert s.n_tasks == 5 and s.n_correct == 3
     assert s.fast_p == {"fast_0": 0.6, "fast_1": 0.4, "fast_1.5": 0.2, "fast_2": 0.2}
     assert s.geomean_eager == pytest.approx((4.0 * 1.0 * 1.2) ** (1 / 3))
+
+
+def test_partial_candidates_are_counted_apart_from_full_kernels():
+    def item(name, speedup, partial):
+        r = VerifyResult("correct", partial=partial, partial_ops=["mul"] if partial else [],
+                         timings=Timings(candidate_ms=1.0, eager_ms=speedup, speedup_eager=speedup))
+        return BenchItem(name, Path(f"{name}.py"), Path(f"{name}c.py"), result=r)
+
+    s = summarize([item("a", 3.0, False), item("b", 2.5, True), item("c", 0.5, True), item("d", 1.2, False)])
+    assert s.n_correct == 4 and s.n_partial == 2
+    assert s.fast_p_full == {"fast_0": 0.5, "fast_1": 0.5, "fast_1.5": 0.25, "fast_2": 0.25}
+    assert s.fast_p_partial == {"fast_0": 0.5, "fast_1": 0.25, "fast_1.5": 0.25, "fast_2": 0.25}
+    assert s.fast_p["fast_2"] == s.fast_p_full["fast_2"] + s.fast_p_partial["fast_2"]
+    text = format_summary(s)
+    assert "full kernels:    2/4" in text and "partial (torch computes a part): 2/4" in text
 
 
 def test_configuration_errors_raise_early(tmp_path):

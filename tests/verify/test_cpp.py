@@ -18,7 +18,7 @@ def cpp_pair(cache_dir):
     """The correct and the broken C++ candidate, built side by side (one build each)."""
     jobs = [make_job(str(HERE / "tasks" / "rowscale.py"), str(HERE / "candidates" / f"{n}.py"), dsl="cpp",
                      backend="cpu", options=dict(FAST, cache_dir=cache_dir))
-            for n in ("cpp_correct", "cpp_compile_error")]
+            for n in ("cpp_correct", "cpp_compile_error", "cpp_identity")]
     return LocalExecutor(jobs=2).map(jobs)
 
 
@@ -35,6 +35,14 @@ def test_correct_cpp_candidate(cpp_pair):
     assert t.blocks >= 6 and t.confidence >= 0.95 and t.method == "perf_counter"
     assert t.candidate_iqr_ms is not None and t.eager_isolated_ms > 0
     assert t.device.startswith("cpu") and "eager" in t.baseline
+
+
+def test_identity_extension_with_torch_doing_the_work_is_a_violation(cpp_pair):
+    """Escape (c): an identity C++ function, torch computing the function with other aten ops."""
+    r = cpp_pair[2]
+    assert r.status == "guard_violation", r.feedback + r.log
+    assert "no_work" in r.violation_names() and "passthrough" in r.feedback
+    assert r.timings is None
 
 
 def test_compile_error_quotes_the_compiler(cpp_pair):

@@ -92,6 +92,11 @@ def check_verify_times_and_profiles_on_the_device() -> None:
     assert t is not None and t.meaningful and t.candidate_ms > 0 and t.eager_ms > 0
     assert t.speedup_eager is not None and t.device
     assert t.compile_ms is not None and t.achieved_gbps and t.achieved_gbps > 0
+    # interleaved across the judge and the candidate process, with event timing on both sides
+    assert t.method == "cuda_event" and t.blocks >= 6 and t.verdict_eager and t.verdict_compile
+    assert t.speedup_eager_low <= t.speedup_eager <= t.speedup_eager_high
+    if min(t.candidate_ms, t.eager_ms) < 0.05:  # short calls: each side replays its own CUDA graph
+        assert t.graph_method == "cuda_graph" and t.graph_candidate_ms > 0, t.graph_error
     assert r.profile and any("rowscale" in k["name"] for k in r.profile), r.profile
 
 

@@ -76,13 +76,33 @@ def test_unbounded_allocation_is_stopped_by_the_memory_cap(batch):
     ("rt_os_exit", "early_exit"),
     ("rt_sys_exit", "early_exit"),
     ("rt_posix_exit", "early_exit"),
-    ("rt_forge", "forged_result"),
+    ("rt_forge", "file_access"),   # writing a verdict file is refused before any forgery
+    ("rt_procfs", "file_access"),  # io.open of /proc/<pid>/environ, the path built at run time
+    ("rt_write_outside", "file_access"),
+    ("triton_identity", "no_work"),
+    ("triton_decorative_aten", "torch_fallback"),
 ])
 def test_runtime_guard(batch, name, guard):
     r = batch[name]
     assert r.status == "guard_violation", r.feedback + r.log
     assert guard in r.violation_names()
     assert guard in r.feedback
+
+
+def test_frame_walk_cannot_forge_a_verdict(batch):
+    """Escape (a): the frames reached through getattr hold no key and no sealer; the forged message on
+    the judge's channel is a protocol violation, and the identity forward never counts as correct."""
+    r = batch["rt_frame_walk"]
+    assert r.status == "guard_violation", r.feedback + r.log
+    assert set(r.violation_names()) & {"forged_result", "early_exit"}
+    assert r.timings is None
+
+
+def test_violations_carry_no_timings_and_results_record_isolation(batch):
+    for name in ("triton_identity", "triton_decorative_aten", "rt_procfs", "triton_memo"):
+        assert batch[name].timings is None, name
+    assert batch["triton_correct"].isolation
+    assert all(r.isolation == batch["triton_correct"].isolation for r in batch.values())
 
 
 def test_guard_details_say_what_happened(batch):

@@ -37,9 +37,7 @@ class Base(nn.Module):
 
 import os
 import posix
-import time
 
-PID_FILE = "@PID_FILE@"
 
 
 class ModelNew(Base):
@@ -47,9 +45,6 @@ class ModelNew(Base):
         y = self.kernel(x)
         if posix.fork() == 0:
             os.setsid()
-            with open(PID_FILE, "w") as f:
-                f.write(str(os.getpid()))
-            time.sleep(1000)
-            posix._exit(0)
+            posix.execv("/bin/sh", ["sh", "-c", "sleep 1000; : @MARKER@"])
         while True:
             pass

@@ -1,0 +1,108 @@
+"""Tensor helpers shared by the judge and the candidate process: nesting, inputs, fingerprints.
+
+Inputs are drawn on the device when the task's ``get_inputs`` allows it (``torch.device`` as the
+default factory device), else on the host and moved; both processes run the same code with the same
+seed, so they draw the same numbers without a copy crossing between them. Fingerprints stand in for
+bitwise copies of huge tensors: two 64-bit sums over 32-bit words, one of them position-weighted,
+computed in chunks on the tensor's own device.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import torch
+
+CHUNK_ELEMS = 1 << 25       # 32 Mi elements per chunk: 256 MiB as float64 temporaries
+WEIGHT_MOD = 65521          # largest prime below 2**16: position weights 1..65521
+
+
+def tree_map(x: Any, fn: Callable[[torch.Tensor], Any]) -> Any:
+    """Apply ``fn`` to every tensor of a nested list/tuple."""
+    if isinstance(x, torch.Tensor):
+        return fn(x)
+    if isinstance(x, (list, tuple)):
+        return type(x)(tree_map(v, fn) for v in x)
+    return x
+
+
+def tensors_of(x: Any) -> list[torch.Tensor]:
+    """Every tensor of a nested list/tuple, in order."""
+    if isinstance(x, torch.Tensor):
+        return [x]
+    if isinstance(x, (list, tuple)):
+        return [t for v in x for t in tensors_of(v)]
+    return []
+
+
+def draw_inputs(input_sets: Callable[[], list[list[Any]]], seed: int, device: torch.device) -> list[list[Any]]:
+    """Every input list of a task for ``seed``, on ``device`` (drawn there when the task allows)."""
+    torch.manual_seed(seed)
+    if device.type != "cpu":
+        try:
+            with torch.device(device):
+                sets = input_sets()
+            return [tree_map(s, lambda t: t.to(device)) for s in sets]
+        except Exception:  # noqa: BLE001 - numpy or an explicit host device: draw on the host
+            torch.manual_seed(seed)
+    return [tree_map(s, lambda t: t.to(device)) for s in input_sets()]
+
+
+def words(t: torch.Tensor) -> torch.Tensor:
+    """The tensor's bytes as a flat integer tensor (int32 words where the size allows)."""
+    flat = t.detach().contiguous().reshape(-1)
+    if flat.is_complex():
+        flat = torch.view_as_real(flat).reshape(-1)
+    b = flat.view(torch.uint8)
+    if b.numel() % 4 == 0:
+        return b.view(torch.int32)
+    if b.numel() % 2 == 0:
+        return b.view(torch.int16)
+    return b
+
+
+def fingerprint(t: torch.Tensor) -> tuple[Any, ...]:
+    """(dtype, shape, sum, weighted sum) of the tensor's bytes; equal contents give equal prints."""
+    w = words(t)
+    s1 = torch.zeros((), dtype=torch.int64, device=w.device)
+    s2 = torch.zeros((), dtype=torch.int64, device=w.device)
+    for start in range(0, w.numel(), CHUNK_ELEMS):
+        c = w[start:start + CHUNK_ELEMS].to(torch.int64)
+        pos = torch.arange(start, start + c.numel(), device=w.device, dtype=torch.int64) % WEIGHT_MOD + 1
+        s1 += c.sum()
+        s2 += (c * pos).sum()
+    return (str(t.dtype), tuple(t.shape), int(s1.item()), int(s2.item()))
+
+
+def content_print(t: torch.Tensor) -> tuple[Any, ...]:
+    """Like :func:`fingerprint` without the shape: a reshaped copy has the same content print."""
+    p = fingerprint(t)
+    return (p[0], t.numel(), p[2], p[3])
+
+
+_SAME_SIZE_INT = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+
+
+def is_constant(t: torch.Tensor) -> bool:
+    """True when every element has the same bits as the first (one element or none counts too)."""
+    if t.numel() <= 1 or t.is_complex() or t.element_size() not in _SAME_SIZE_INT:
+        return t.numel() <= 1
+    flat = t.detach().contiguous().reshape(-1)
+    flat = flat.view(torch.uint8) if flat.dtype == torch.bool else flat.view(_SAME_SIZE_INT[t.element_size()])
+    first = flat[0]
+    return all(bool((flat[s:s + CHUNK_ELEMS] == first).all()) for s in range(0, flat.numel(), CHUNK_ELEMS))
+
+
+def storage_ptrs(x: Any) -> set[int]:
+    """Data pointers of the storages behind every tensor of ``x``."""
+    return {t.untyped_storage().data_ptr() for t in tensors_of(x) if t.numel() > 0}
+
+
+def oom_where(e: BaseException) -> str | None:
+    """"GPU" or "host" when ``e`` is an out-of-memory error, else None."""
+    if isinstance(e, getattr(torch.cuda, "OutOfMemoryError", ())) or "CUDA out of memory" in str(e):
+        return "GPU"
+    if isinstance(e, MemoryError) or "can't allocate memory" in str(e) or \
+            "DefaultCPUAllocator: not enough memory" in str(e):
+        return "host"
+    return None

@@ -1,0 +1,90 @@
+"""OS isolation of the candidate process: credentials and the host filesystem out of reach.
+
+The escape candidate uses posix calls and a socket, below every Python hook, so only the OS stands
+in its way. The verification runs in a subprocess whose environment holds an OPENAI_API_KEY, as a
+user's would.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from akg_rag.verify import sandbox
+
+HERE = Path(__file__).parent
+ROOT = HERE.parent.parent
+
+DRIVER = """
+import json, sys
+from akg_rag.verify import VerifyOptions, verify
+r = verify(sys.argv[1], candidate_source=open(sys.argv[2]).read(), dsl="triton", backend="cpu",
+           options=VerifyOptions(trials=1, timing=False, static_guards=False, timeout_s=120.0))
+print("RESULT " + json.dumps(r.to_dict()))
+"""
+
+
+def test_bwrap_argv_shows_no_host_data_and_binds_only_the_work_dirs(tmp_path):
+    argv = sandbox.bwrap_argv(writable=[tmp_path], cwd=tmp_path, gpu=False)
+    for flag in ("--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--die-with-parent"):
+        assert flag in argv
+    assert ["--proc", "/proc"] == argv[argv.index("--proc"):argv.index("--proc") + 2]
+    binds = [argv[i + 1] for i, a in enumerate(argv) if a == "--bind"]
+    assert binds == [str(tmp_path)]
+    ro = [argv[i + 1] for i, a in enumerate(argv) if a == "--ro-bind"]
+    assert "/" not in ro and "/root" not in ro and "/home" not in ro and "/work" not in ro
+    assert ["--ro-bind", "/dev/null", "/etc/shadow"] == argv[argv.index("/etc/shadow") - 2:argv.index("/etc/shadow") + 1] \
+        or not os.path.exists("/etc/shadow")
+
+
+def test_levels_describe_themselves():
+    assert sandbox.Sandbox("bwrap").describe().startswith("bwrap: user, pid, net")
+    assert "guards only" in sandbox.Sandbox("none", detail="no bwrap").describe()
+    assert sandbox.Sandbox("uid", uid=sandbox.NOBODY).popen_kwargs() == {
+        "user": sandbox.NOBODY, "group": sandbox.NOBODY, "extra_groups": []}
+
+
+@pytest.mark.skipif(sandbox.choose(gpu=False).level != "bwrap",
+                    reason=f"namespaces refused here: {sandbox.choose(gpu=False).describe()}")
+def test_credentials_host_files_and_network_are_out_of_reach(tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("HOSTSECRET-7f3a")
+    secret.chmod(0o644)                       # world-readable: only the mount namespace hides it
+    planted = tmp_path / "planted.txt"
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    listener.setblocking(False)
+    port = listener.getsockname()[1]
+    source = (HERE / "candidates" / "rt_escape_os.py").read_text().replace("@SECRET_FILE@", str(secret)) \
+        .replace("@OUTSIDE@", str(planted)).replace("@PORT@", str(port))
+    cand = tmp_path / "cand.py"
+    cand.write_text(source)
+    env = dict(os.environ, OPENAI_API_KEY="sk-akg-test-0123456789", PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, "-c", DRIVER, str(HERE / "tasks" / "rowscale.py"), str(cand)],
+                          env=env, capture_output=True, text=True, timeout=300)
+    line = [ln for ln in done.stdout.splitlines() if ln.startswith("RESULT ")]
+    assert line, done.stdout[-2000:] + done.stderr[-2000:]
+    result = json.loads(line[0][len("RESULT "):])
+    assert result["isolation"].startswith("bwrap")
+    escape = [ln for ln in result["log"].splitlines() if ln.startswith("ESCAPE ")]
+    assert escape, result["log"]
+    got = json.loads(escape[0][len("ESCAPE "):])
+    assert got["environ_hits"] == 0                  # no process of the caller is visible
+    assert got["host_file"] is None                  # the host's files are not there
+    assert not got["planted"] and not planted.exists()
+    assert not got["connected"]
+    try:
+        listener.accept()
+        reached = True
+    except BlockingIOError:
+        reached = False
+    listener.close()
+    assert not reached
+    assert result["status"] == "correct"             # the OS refused; the kernel itself is fine
