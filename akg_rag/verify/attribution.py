@@ -6,7 +6,8 @@
   of one of its arguments, or a constant. A forward whose every launch is trivial is an identity
   or copy kernel decorating torch's work (guard ``no_work``).
 * :class:`Ablate` runs one forward with every launch skipped (Triton) or its results discarded
-  (extension functions): the tensors the launch could have written are filled with NaN, except the
+  (extension functions): the tensors the launch could have written are filled with NaN (integers
+  with their most negative value; booleans are left as they are), except the
   forward's own inputs and the model's parameters. If that forward still matches the reference --
   the judge compares it -- the output does not depend on the kernels at all (guard
   ``torch_fallback``), whichever aten ops torch used to compute it.
@@ -68,9 +69,14 @@ class Ablate:
 
     def _poison(self, ts: list[torch.Tensor]) -> None:
         for t in ts:
-            if t.numel() and (t.is_floating_point() or t.is_complex()) \
-                    and t.untyped_storage().data_ptr() not in self.protected:
+            if not t.numel() or t.untyped_storage().data_ptr() in self.protected:
+                continue
+            if t.is_floating_point() or t.is_complex():
                 t.fill_(float("nan"))
+            elif t.dtype != torch.bool:
+                # integers (argmax indices): the most negative value, which no index or count takes;
+                # left alone, a freshly allocated output can hold the previous call's right answer
+                t.fill_(torch.iinfo(t.dtype).min)
 
     def __call__(self, kind: str, name: str, launch: Launch, args: tuple, kwargs: dict) -> Any:
         self.launches += 1
