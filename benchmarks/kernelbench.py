@@ -128,52 +128,94 @@ def _done(results: Path) -> set[tuple[str, str]]:
     return seen
 
 
-def run(args: argparse.Namespace) -> int:
-    """Verify every candidate of the selected levels (this shard), appending one line each."""
-    from akg_rag.verify import VerifyOptions, verify
+def _selected(path: str | None) -> set[str] | None:
+    """Problems whose row in a prior results file is ``correct`` (``--only-correct``), or None."""
+    if not path:
+        return None
+    keep: set[str] = set()
+    for line in Path(path).read_text().splitlines():
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if row.get("status") == "correct":
+            keep.add(row["problem"])
+    return keep
 
-    kb, cands, results = Path(args.kb), Path(args.candidates), Path(args.results)
-    results.parent.mkdir(parents=True, exist_ok=True)
+
+def _jobs(args: argparse.Namespace) -> list[tuple[str, str, int, Path, Path]]:
+    """(key, kind, level, task, candidate) of this shard that the results file does not hold yet."""
+    kb, cands = Path(args.kb), Path(args.candidates)
     shard, shards = (int(x) for x in args.shard.split("/"))
-    done = _done(results)
-    opts = VerifyOptions(trials=args.trials, timeout_s=args.timeout, device=args.device,
-                         compile_baseline=not args.no_compile, profile=False)
-    deadline = time.monotonic() + args.budget if args.budget else None
+    done, only = _done(Path(args.results)), _selected(args.only_correct)
+    todo = []
     for level in args.levels:
-        problems = _problems(kb, level)
-        for i, task in enumerate(problems):
-            if i % shards != shard:
+        for i, task in enumerate(_problems(kb, level)):
+            key = f"level{level}/{task.stem}"
+            if i % shards != shard or (only is not None and key not in only):
                 continue
             for kind in args.kinds:
-                cand = cands / f"level{level}" / task.stem / f"{kind}.py"
-                key = f"level{level}/{task.stem}"
-                if (key, kind) in done:
-                    continue
-                if deadline and time.monotonic() > deadline:
-                    print("budget reached; rerun to continue", flush=True)
-                    return 0
-                row = {"problem": key, "kind": kind, "level": level}
-                if not cand.is_file():
-                    row["status"] = "missing"
-                else:
-                    started = time.monotonic()
-                    try:
-                        r = verify(task, cand, dsl=args.dsl, backend=args.backend, options=opts)
-                        row.update(result_row(r))
-                    except Exception as e:  # noqa: BLE001 - the task itself failed to load or run
-                        row.update(status="task_error", feedback=f"{type(e).__name__}: {e}"[:2000])
-                    row["wall_s"] = round(time.monotonic() - started, 2)
-                with results.open("a") as f:
-                    f.write(json.dumps(row) + "\n")
-                sp = row.get("speedup_eager")
-                print(f"{key} {kind}: {row['status']}"
-                      + (f" {sp:.2f}x eager" if isinstance(sp, (int, float)) else ""), flush=True)
+                if (key, kind) not in done:
+                    todo.append((key, kind, level, task, cands / f"level{level}" / task.stem / f"{kind}.py"))
+    return todo
+
+
+def run(args: argparse.Namespace) -> int:
+    """Verify every candidate of the selected levels (this shard), appending one line each.
+
+    ``--jobs N`` verifies N candidates at once; concurrent runs share the device, so their timings
+    would mean nothing: with N > 1 timing is off (a correctness sweep), and a later ``--jobs 1`` run
+    with ``--only-correct`` times the correct ones."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from akg_rag.verify import VerifyOptions, verify
+
+    results = Path(args.results)
+    results.parent.mkdir(parents=True, exist_ok=True)
+    timing = not args.no_timing and args.jobs == 1
+    opts = VerifyOptions(trials=args.trials, timeout_s=args.timeout, device=args.device, timing=timing,
+                         compile_baseline=timing and not args.no_compile, profile=False)
+    deadline = time.monotonic() + args.budget if args.budget else None
+    todo = _jobs(args)
+    print(f"{len(todo)} candidates to verify ({args.jobs} at a time, timing {'on' if timing else 'off'})",
+          flush=True)
+    lock = threading.Lock()
+
+    def one(job: tuple[str, str, int, Path, Path]) -> None:
+        key, kind, level, task, cand = job
+        if deadline and time.monotonic() > deadline:
+            return
+        row = {"problem": key, "kind": kind, "level": level, "timed": timing}
+        if not cand.is_file():
+            row["status"] = "missing"
+        else:
+            started = time.monotonic()
+            try:
+                r = verify(task, cand, dsl=args.dsl, backend=args.backend, options=opts)
+                row.update(result_row(r))
+            except Exception as e:  # noqa: BLE001 - the task itself failed to load or run
+                row.update(status="task_error", feedback=f"{type(e).__name__}: {e}"[:2000])
+            row["wall_s"] = round(time.monotonic() - started, 2)
+        sp = row.get("speedup_eager")
+        with lock:
+            with results.open("a") as f:
+                f.write(json.dumps(row) + "\n")
+            print(f"{key} {kind}: {row['status']}" + (f" {sp:.2f}x eager" if isinstance(sp, (int, float)) else ""),
+                  flush=True)
+
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        list(pool.map(one, todo))
+    if deadline and time.monotonic() > deadline:
+        print("budget reached; rerun to continue", flush=True)
     return 0
 
 
 # ---- report ----------------------------------------------------------------------------------
 
 def _load(paths: list[str]) -> dict[str, dict[str, dict]]:
+    """Rows by problem and kind; a later row replaces an earlier one, except that a correctness-only
+    row (from a ``--jobs`` sweep) never replaces a timed one."""
     by: dict[str, dict[str, dict]] = {}
     for p in paths:
         for line in Path(p).read_text().splitlines():
@@ -181,7 +223,11 @@ def _load(paths: list[str]) -> dict[str, dict[str, dict]]:
                 row = json.loads(line)
             except ValueError:
                 continue
-            by.setdefault(row["problem"], {})[row["kind"]] = row
+            kinds = by.setdefault(row["problem"], {})
+            old = kinds.get(row["kind"])
+            if old is not None and old.get("speedup_eager") is not None and row.get("timed") is False:
+                continue
+            kinds[row["kind"]] = row
     return by
 
 
@@ -248,6 +294,11 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--timeout", type=float, default=300.0)
     b.add_argument("--no-compile", action="store_true", help="skip the torch.compile baseline")
     b.add_argument("--budget", type=float, default=None, help="stop starting problems after this many seconds")
+    b.add_argument("--jobs", type=int, default=1,
+                   help="candidates verified at once; above 1 timing is off (a correctness sweep)")
+    b.add_argument("--no-timing", action="store_true", help="correctness only")
+    b.add_argument("--only-correct", default=None, metavar="RESULTS",
+                   help="only problems whose row in this results file is correct (to time them)")
     b.set_defaults(func=run)
     c = sub.add_parser("report", help="figures from result files")
     c.add_argument("results", nargs="+")
