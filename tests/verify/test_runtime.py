@@ -27,6 +27,13 @@ def test_incorrect_candidate_reports_first_mismatch_and_ignores_stdout(batch):
     assert '"status": "correct"' in r.log                      # it printed a fake verdict; ignored
 
 
+def test_a_real_kernel_of_a_constant_function_is_not_no_work(batch):
+    """The reference output is all zeros: the kernel writes zeros where zeros may already be, which
+    the launch classifier cannot tell from an identity; the ablation still shows the kernel works."""
+    r = batch["triton_constant"]
+    assert r.status == "correct", r.feedback + r.log
+
+
 def test_dynamic_shapes_every_input_set_must_pass(batch):
     assert batch["triton_correct@dyn"].status == "correct"
     assert "2 input set(s)" in batch["triton_correct@dyn"].feedback
