@@ -33,7 +33,8 @@ from akg_rag.verify.guards import GUARDS, dedupe, violation
 from akg_rag.verify.ops import OpRecorder, coverage
 from akg_rag.verify.options import VerifyOptions
 from akg_rag.verify.roofline import peak_for, roofline
-from akg_rag.verify.tensors import draw_inputs, fingerprint, is_constant, oom_where, tensors_of, tree_map
+from akg_rag.verify.tensors import (content_print, draw_inputs, fingerprint, is_constant, oom_where, tensors_of,
+                                   tree_map)
 from akg_rag.verify.timing import measure
 from akg_rag.verify import paired, wallclock
 
@@ -125,11 +126,14 @@ class Judge:
     def _inputs(self, seed: int) -> list[list[Any]]:
         return draw_inputs(self.task.input_sets, seed, self.device)
 
-    def _reference(self, seed: int, record: bool = False) -> list[Any]:
-        """Reference outputs of every input set for ``seed`` (inputs freed afterwards)."""
+    def _reference(self, seed: int, record: bool = False, prints: list | None = None) -> list[Any]:
+        """Reference outputs of every input set for ``seed`` (inputs freed afterwards); ``prints``
+        collects the content prints of the inputs."""
         outs = []
         with torch.no_grad():
             for inputs in self._inputs(seed):
+                if prints is not None:
+                    prints.extend(content_print(t) for t in tensors_of(inputs))
                 before = [fingerprint(t) for t in tensors_of(inputs)] if record else []
                 if record:
                     rec = OpRecorder()
@@ -241,14 +245,18 @@ class Judge:
         """Guards ``no_work`` and ``torch_fallback`` from the candidate's launch observers."""
         self.phase("attribution")
         seed = int.from_bytes(os.urandom(6), "little")
-        expected = self._step("computing the reference for attribution", lambda: self._reference(seed)[:1])
+        inputs: list = []
+        expected = self._step("computing the reference for attribution",
+                              lambda: self._reference(seed, prints=inputs)[:1])
         answer = self._ask({"op": "attribute", "seed": self.opts.seed + 1, "ablate_seed": seed}, "attribution")
         launches, trivial = int(answer.get("launches") or 0), int(answer.get("trivial") or 0)
-        # a task whose reference output is one constant (a ReLU of all-negative values, say): a
-        # correct kernel only fills that constant, so "fills constants" is no evidence; the
-        # ablation below still catches a kernel that does nothing
-        constant = all(is_constant(e) for e in as_tensor_list(expected[0]) or [])
-        if self.ref_ops and launches and trivial >= launches and not constant:
+        # a task that is itself a copy or a fill on its inputs (a ReLU of non-negative inputs, a
+        # ReLU of all-negative values): a correct kernel only copies or fills there too, so the
+        # launch classifier has no evidence; the ablation below still catches a kernel that does
+        # nothing
+        outs = as_tensor_list(expected[0]) or []
+        trivial_task = all(is_constant(e) or content_print(e) in inputs for e in outs)
+        if self.ref_ops and launches and trivial >= launches and not trivial_task:
             examples = "; ".join(str(x)[:120] for x in (answer.get("examples") or [])[:3])
             self.violations.append(violation(
                 "no_work", f"all {launches} kernel launch(es) of a forward only copy, fill or leave data "

@@ -28,6 +28,7 @@ TRITON_BATCH: dict[str, tuple[str, dict]] = {
     "triton_tail_bug": ("rowscale_dyn", {}),
     "triton_correct@dyn": ("rowscale_dyn", {}),
     "triton_constant": ("rowscale_const", {}),
+    "triton_relu": ("relu_pos", {}),
     "triton_runtime_error": ("rowscale", {}),
     "triton_hang": ("rowscale", {"timeout_s": 25.0}),
     "triton_abort": ("rowscale", {}),

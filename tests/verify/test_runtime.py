@@ -34,6 +34,13 @@ def test_a_real_kernel_of_a_constant_function_is_not_no_work(batch):
     assert r.status == "correct", r.feedback + r.log
 
 
+def test_a_real_kernel_of_a_copy_on_its_inputs_is_not_no_work(batch):
+    """ReLU of non-negative inputs: the reference output is a copy of the input, so a correct kernel
+    only copies; the identity candidate of a task that is not a copy is still no_work (above)."""
+    r = batch["triton_relu"]
+    assert r.status == "correct", r.feedback + r.log
+
+
 def test_dynamic_shapes_every_input_set_must_pass(batch):
     assert batch["triton_correct@dyn"].status == "correct"
     assert "2 input set(s)" in batch["triton_correct@dyn"].feedback
