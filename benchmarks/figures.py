@@ -3,7 +3,8 @@
 A *row* is one verified candidate as a JSON-ready dict (:func:`result_row` of a ``VerifyResult``,
 plus the caller's keys such as ``problem``). The figures of a group of rows are: how many are
 correct, how many of those are partial (torch still computes part of the work), fast_1 (the
-fraction correct and faster than eager), and the geometric means of the speedups over eager and
+fraction correct and faster than eager), how many correct rows are library candidates (``kind``
+``library``: vendor GEMM/conv cores, generated tails; always partial), and the geometric means of the speedups over eager and
 over ``torch.compile``, where a failed or untimed candidate counts as 1.0x (the fallback to the
 reference costs nothing and gains nothing).
 """
@@ -53,6 +54,7 @@ def score(rows: list[dict]) -> dict:
     comp = [speedups(r)[1] or 1.0 for r in rows]
     return {"problems": n, "correct": len(correct),
             "partial": sum(bool(r.get("partial")) for r in correct),
+            "library": sum(r.get("kind") == "library" for r in correct),
             "fast_1": sum((r.get("speedup_eager") or 0) > 1.0 for r in correct) / n if n else 0.0,
             "geomean_eager": geomean(eager), "geomean_compile": geomean(comp)}
 
@@ -81,6 +83,7 @@ def figures_line(name: str, f: dict) -> str:
     def x(v: float | None) -> str:
         return f"{v:.3f}x" if v is not None else "-"
 
-    return (f"{name}: {f['correct']}/{f['problems']} correct ({f['partial']} partial), "
+    library = f", {f['library']} library" if f.get("library") else ""
+    return (f"{name}: {f['correct']}/{f['problems']} correct ({f['partial']} partial{library}), "
             f"fast_1 {f['fast_1']:.2f}, geomean {x(f['geomean_eager'])} eager, "
             f"{x(f['geomean_compile'])} torch.compile")

@@ -3,20 +3,25 @@
 KernelBench is measured against, never shipped: pass the path of a checkout of the public
 repository (its ``KernelBench/level1`` ... folders). Three steps, resumable, each printing figures:
 
-    # 1. candidates (any machine; --reuse needs the knowledge base, so run it where chromadb is)
+    # 1. candidates (any machine; --reuse needs the knowledge base, so run it where chromadb is):
+    #    lowered.py (every kernel generated) and, for a task with a GEMM or conv core and something
+    #    else to generate, library.py (the cores stay cuBLAS/cuDNN calls, the tail is generated)
     python benchmarks/kernelbench.py prepare KB --levels 1 2 --dsl triton --backend cuda --out C
     python benchmarks/kernelbench.py prepare KB --levels 1 2 --dsl triton --backend cuda --out C --reuse
 
     # 2. verification (the GPU box: torch + triton only); --shard i/n splits the problems, one
     #    process per GPU; results are appended per problem, a rerun skips what is done
     PYTHONPATH=. python benchmarks/kernelbench.py run KB C --levels 1 --results R/l1.jsonl [--shard 0/2]
+    PYTHONPATH=. python benchmarks/kernelbench.py run KB C --levels 2 --kinds lowered library --results R/l2.jsonl
 
     # 3. figures: correct, partial, fast_1, geometric means (a failure counts as 1.0x)
     python benchmarks/kernelbench.py report R/*.jsonl --mode lower|normal [--markdown OUT.md]
 
-Modes: ``lower`` scores the lowered candidate alone (``lowered.py``); ``normal`` scores the faster
-correct one of the lowered and the reused candidate (``reused.py``, a stored kernel adapted), as
-``akg-rag generate`` keeps the faster of the two.
+Modes: ``lower`` scores the faster correct one of the two lowering-only candidates (``lowered.py``
+and ``library.py``: no stored kernel); ``normal`` scores the faster correct one of every kind,
+the reused candidate (``reused.py``, a stored kernel adapted) included, as ``akg-rag generate``
+keeps the fastest. A library candidate is partial (torch computes its cores): the figures count
+partial winners apart, and how many problems the library form won.
 """
 
 from __future__ import annotations
@@ -31,7 +36,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # figures.py, when imported by path
 from figures import HEADER, figures_line, render_table, result_row, score, table_row  # noqa: E402
 
-KINDS = ("lowered", "reused")
+KINDS = ("lowered", "library", "reused")
+# the kinds each report mode scores (the faster correct one per problem)
+MODE_KINDS = {"lower": ("lowered", "library"), "normal": KINDS}
 
 
 def _problems(kb: Path, level: int) -> list[Path]:
@@ -49,7 +56,7 @@ def _problems(kb: Path, level: int) -> list[Path]:
 # ---- prepare ---------------------------------------------------------------------------------
 
 def prepare(args: argparse.Namespace) -> int:
-    """Write lowered (and, with --reuse, reused) candidates for every problem."""
+    """Write lowered and library (or, with --reuse, reused) candidates for every problem."""
     from akg_rag.lower.assemble import lower_task
 
     kb, out = Path(args.kb), Path(args.out)
@@ -75,10 +82,33 @@ def prepare(args: argparse.Namespace) -> int:
             info["seconds"] = round(time.monotonic() - started, 3)
             (folder / "lowered.json").write_text(json.dumps(info, indent=1, default=str))
             status = "ok" if "error" not in info else "FAILED " + info["error"].splitlines()[0][:100]
+            status += "; library: " + _prepare_library(task, folder, args)
             print(f"level{level} {task.stem}: {status}", flush=True)
     if not args.reuse:
         print(f"lowered {n_ok}, failed {n_fail}")
     return 0
+
+
+def _prepare_library(task: Path, folder: Path, args: argparse.Namespace) -> str:
+    """Write ``library.py`` (cores as library calls, tail generated) and ``library.json``; a task with
+    no library form gets only the json, saying why. Returns a one-word status for the log."""
+    from akg_rag.lower.assemble import NoLibraryForm, lower_task
+
+    started = time.monotonic()
+    status = "ok"
+    try:
+        source, report = lower_task(task, args.dsl, args.backend, cores="library")
+        (folder / "library.py").write_text(source)
+        info = report.to_dict()
+    except NoLibraryForm as e:
+        info, status = {"none": str(e)}, "none"
+    except Exception as e:  # noqa: BLE001 - one problem's failure is a figure, not a crash
+        info, status = {"error": f"{type(e).__name__}: {e}", "trace": traceback.format_exc(limit=4)}, "FAILED"
+    if "none" in info or "error" in info:
+        (folder / "library.py").unlink(missing_ok=True)
+    info["seconds"] = round(time.monotonic() - started, 3)
+    (folder / "library.json").write_text(json.dumps(info, indent=1, default=str))
+    return status
 
 
 def _reuse_context(args: argparse.Namespace):  # pragma: no cover - needs the knowledge layer
@@ -232,12 +262,13 @@ def _load(paths: list[str]) -> dict[str, dict[str, dict]]:
 
 
 def _pick(rows: dict[str, dict], mode: str) -> dict:
-    """The row a mode scores: lowered alone, or the faster correct of lowered and reused."""
-    kinds = ["lowered"] if mode == "lower" else list(KINDS)
+    """The row a mode scores: the faster correct one of the mode's kinds (:data:`MODE_KINDS`), else
+    the lowered row (a failure), else any."""
+    kinds = MODE_KINDS[mode]
     good = [rows[k] for k in kinds if k in rows and rows[k].get("status") == "correct"]
     if good:
         return max(good, key=lambda r: r.get("speedup_eager") or 0.0)
-    return rows.get("lowered") or next(iter(rows.values()))
+    return next((rows[k] for k in kinds if k in rows), None) or next(iter(rows.values()))
 
 
 def summary(by: dict[str, dict[str, dict]], mode: str) -> tuple[list[list[str]], dict]:

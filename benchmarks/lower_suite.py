@@ -8,6 +8,9 @@
     # Triton without a GPU: the candidate runs under the interpreter (correctness only, no bf16)
     PYTHONPATH=. python benchmarks/lower_suite.py --dsl triton --backend cuda --verify-backend cpu \\
         --scale small --no-timing --results R/suite_triton_interp.jsonl
+    # the library form (GEMM/conv cores as cuBLAS/cuDNN calls, tails generated) of the core tasks
+    PYTHONPATH=. python benchmarks/lower_suite.py --dsl triton --backend cuda --cores library \
+        --tasks 'gemm_*' 'conv*' --results R/suite_triton_library.jsonl
     # figures of finished runs only
     python benchmarks/lower_suite.py --report R/suite_cpp_cpu.jsonl [--markdown OUT.md] [--json]
 
@@ -82,15 +85,19 @@ def _scale_env(scale: str | None) -> None:
         os.environ["AKG_TASK_SCALE"] = scale
 
 
-def lower_one(task: Path, dsl: str, backend: str, out: Path) -> tuple[str | None, dict]:
-    """Lower one task; (candidate source or None, the lowering part of its row)."""
-    from akg_rag.lower.assemble import lower_task
+def lower_one(task: Path, dsl: str, backend: str, out: Path,
+              cores: str = "generated") -> tuple[str | None, dict]:
+    """Lower one task; (candidate source or None, the lowering part of its row). In library mode a
+    task without a library form gives (None, {"no_library_form": why})."""
+    from akg_rag.lower.assemble import NoLibraryForm, lower_task
 
     started = time.monotonic()
     folder = out / task.stem
     folder.mkdir(parents=True, exist_ok=True)
     try:
-        source, report = lower_task(task, dsl, backend)
+        source, report = lower_task(task, dsl, backend, cores=cores)
+    except NoLibraryForm as e:
+        return None, {"no_library_form": str(e)}
     except Exception as e:  # noqa: BLE001 - a task the lowering cannot take is a figure, not a crash
         info = {"error": f"{type(e).__name__}: {e}", "trace": traceback.format_exc(limit=6)}
         (folder / "lowering.json").write_text(json.dumps(info, indent=1))
@@ -99,7 +106,7 @@ def lower_one(task: Path, dsl: str, backend: str, out: Path) -> tuple[str | None
     (folder / "lowering.json").write_text(json.dumps(report.to_dict(), indent=1, default=str))
     return source, {"lower_s": round(time.monotonic() - started, 3),
                     "kernels": [k.kind for k in report.kernels], "fallbacks": list(report.fallbacks),
-                    "lower_partial": bool(report.partial)}
+                    "library": list(report.library), "lower_partial": bool(report.partial)}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -121,9 +128,13 @@ def run(args: argparse.Namespace) -> int:
     _scale_env(args.scale)
     jobs, heads = [], []
     for task in pending:
-        head = {"problem": task.stem, "family": family(task.stem), "kind": "lowered", "dsl": args.dsl,
+        kind = "library" if args.cores == "library" else "lowered"
+        head = {"problem": task.stem, "family": family(task.stem), "kind": kind, "dsl": args.dsl,
                 "backend": args.backend, "verify_backend": verify_backend, "scale": args.scale or "full"}
-        source, lowering = lower_one(task, args.dsl, args.backend, out)
+        source, lowering = lower_one(task, args.dsl, args.backend, out, args.cores)
+        if "no_library_form" in lowering:  # not a figure of this mode: skipped, not a failure
+            print(f"{task.stem}: no library form", flush=True)
+            continue
         head.update(lowering)
         if source is None:
             row = {**head, "status": "lower_error", "feedback": lowering["lower_error"][:1500]}
@@ -197,6 +208,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--results", help="JSON-lines results file (appended; done tasks are skipped)")
     p.add_argument("--out", default=None, help="candidates and lowering reports (default: next to --results)")
     p.add_argument("--tasks", nargs="+", default=None, help="fnmatch patterns on task names, e.g. 'gemm_*'")
+    p.add_argument("--cores", default="generated", choices=["generated", "library"],
+                   help="GEMM/conv cores generated (default) or library calls with the tail generated; in "
+                        "library mode tasks without a library form are skipped")
     p.add_argument("--jobs", type=int, default=1, help="verifications at once (1 for trustworthy timing)")
     p.add_argument("--trials", type=int, default=5)
     p.add_argument("--timeout", type=float, default=900.0, help="seconds per verification (build included)")

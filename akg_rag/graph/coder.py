@@ -5,9 +5,11 @@ With a chat model: a prompt with the task, the validated sketch, the retrieved k
 optimisation phase, and the targeted feedback on the previous attempt; the candidate is the answer's
 code block. Without one:
 
-* functional phase -- two candidates, both verified by the next verifier run, which keeps the faster
-  correct one: the best untried retrieved kernel that computes the task (``adapt.py``), and, once per
-  run, the lowered candidate (``akg_rag.lower``: kernels generated from the task's region sketches).
+* functional phase -- up to three candidates, all verified by the next verifier run, which keeps the
+  fastest correct one: the best untried retrieved kernel that computes the task (``adapt.py``), and,
+  once per run, the lowered candidate (``akg_rag.lower``: kernels generated from the task's region
+  sketches) and, for a task with a GEMM or conv core and more to generate, its library form (the
+  cores cuBLAS/cuDNN/oneDNN calls through torch, the tail generated: a partial candidate).
   With no reuse, the lowered candidate alone goes, so a task the knowledge base has never seen can
   still end verified; with neither, say so plainly (``no_match``) instead of emitting code that
   cannot work;
@@ -26,7 +28,7 @@ from akg_rag.graph.adapt import pick_and_adapt
 from akg_rag.graph.context import Context
 from akg_rag.graph.events import event, timed
 from akg_rag.graph.extract import extract_candidate
-from akg_rag.graph.lowering import LOWERED, lower, summary
+from akg_rag.graph.lowering import LIBRARY, LOWERED, has_core, lower, summary
 from akg_rag.search.mutate import next_variant
 from akg_rag.search.relevance import task_sizes
 from akg_rag.search.tunables import settings
@@ -97,7 +99,7 @@ def _functional(state: State, ctx: Context, task_source: str) -> dict[str, Any]:
     if adapted is not None:
         options.append({"code": adapted.code, "origin": adapted.hit_id, "note": f"reuse {adapted.hit_id}: {adapted.note}"})
         update["tried_hits"] = [*tried_hits, adapted.hit_id]
-    problem = ""
+    problem = library_problem = ""
     if not state.get("lowered"):
         lowering = lower(state["task_path"], state["dsl"], state["backend"], ctx.scale)
         update.update(lowered=True, lowering=lowering.report)
@@ -108,6 +110,14 @@ def _functional(state: State, ctx: Context, task_source: str) -> dict[str, Any]:
         elif lowering.code:
             options.append({"code": lowering.code, "origin": LOWERED, "note": f"lowered: {summary(lowering.report)}"})
         problem = lowering.problem
+        if has_core(lowering.report):
+            library = lower(state["task_path"], state["dsl"], state["backend"], ctx.scale, cores="library")
+            update["library_lowering"] = library.report
+            if library.code:
+                options.append({"code": library.code, "origin": LIBRARY,
+                                "note": f"library form: {summary(library.report)}"})
+            elif library.problem:
+                library_problem = library.problem
     if not options:
         if tried_hits or state.get("lowered"):
             return {**update, "coder_outcome": "exhausted",
@@ -119,6 +129,8 @@ def _functional(state: State, ctx: Context, task_source: str) -> dict[str, Any]:
     notes = [o["note"] for o in options]
     if problem:
         notes.append(f"no lowered candidate ({problem})")
+    if library_problem:
+        notes.append(f"no library candidate ({library_problem})")
     if adapted is None and skipped:
         notes.append(f"no reuse (skipped: {'; '.join(skipped)})")
     return {**update, "coder_outcome": "code", "candidate": first["code"], "candidate_origin": first["origin"],

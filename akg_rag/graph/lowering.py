@@ -5,6 +5,11 @@ LLM and no stored kernel. Here it runs at the run's task scale (a lowered candid
 outputs at the shapes it was generated for, so it must be generated at the shapes the verifier
 will use), and every failure becomes a one-line ``problem`` the coder reports instead of an
 exception: a task the lowering cannot take is a result of the run, not a crash of the graph.
+
+The lowering has two core modes: ``generated`` (every kernel generated: the ``lowered`` candidate)
+and ``library`` (GEMM and conv cores kept as cuBLAS/cuDNN/oneDNN calls, the tail generated: the
+``library`` candidate, *partial*). A task without a library form (no such core, or a single one
+with nothing after it) gets no library candidate, and that is no problem.
 """
 
 from __future__ import annotations
@@ -14,8 +19,12 @@ import os
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-# The origin recorded for a candidate the lowering generated (attempts, best kernel, report).
+# The origins recorded for candidates the lowering generated (attempts, best kernel, report):
+# every kernel generated, and the library-core form (cores through torch, the tail generated).
 LOWERED = "lowered"
+LIBRARY = "library"
+# region kinds whose core the library form keeps as a vendor call
+CORE_KINDS = ("gemm", "conv")
 
 
 @dataclass
@@ -25,6 +34,7 @@ class Lowering:
     code: str | None
     report: dict[str, Any] | None   # LoweringReport.to_dict(): kernels (name, kind, sketch), fallbacks, partial
     problem: str = ""               # "" when it worked
+    absent: str = ""                # why there is no candidate when none is expected (no library form)
 
 
 @contextlib.contextmanager
@@ -44,17 +54,27 @@ def task_scale(scale: str | None) -> Iterator[None]:
             os.environ["AKG_TASK_SCALE"] = before
 
 
-def lower(task_path: str, dsl: str, backend: str, scale: str | None, *, sketch_only: bool = False) -> Lowering:
-    """Run ``lower_task`` at ``scale``; any failure comes back as ``Lowering.problem``."""
-    from akg_rag.lower.assemble import lower_task
+def lower(task_path: str, dsl: str, backend: str, scale: str | None, *, sketch_only: bool = False,
+          cores: str = "generated") -> Lowering:
+    """Run ``lower_task`` at ``scale`` in core mode ``cores``; any failure comes back as
+    ``Lowering.problem``, a task without a library form as ``Lowering.absent``."""
+    from akg_rag.lower.assemble import NoLibraryForm, lower_task
 
     try:
         with task_scale(scale):
-            code, report = lower_task(task_path, dsl, backend, sketch_only=sketch_only)
+            code, report = lower_task(task_path, dsl, backend, sketch_only=sketch_only, cores=cores)
+    except NoLibraryForm as e:
+        return Lowering(None, None, absent=str(e))
     except Exception as e:  # noqa: BLE001 - what the lowering cannot do is reported, never raised
         first = (str(e).strip().splitlines() or [""])[0]
         return Lowering(None, None, f"{type(e).__name__}: {first[:300]}")
     return Lowering(code, report.to_dict())
+
+
+def has_core(report: dict[str, Any] | None) -> bool:
+    """Whether a library form is worth trying after the generated lowering: it planned a GEMM or
+    conv kernel, or it failed (the library form may still take the task)."""
+    return report is None or any(k.get("kind") in CORE_KINDS for k in report.get("kernels", []))
 
 
 def plan_of(report: dict[str, Any] | None) -> list[dict[str, Any]]:
@@ -74,6 +94,8 @@ def summary(report: dict[str, Any] | None) -> str:
         return "nothing lowered"
     kernels = report.get("kernels", [])
     text = f"{len(kernels)} generated kernel(s): " + ", ".join(f"{k['name']} {k['kind']}" for k in kernels)
-    if report.get("partial"):
-        text += f"; partial: {', '.join(report.get('fallbacks', []))} left to torch"
+    if report.get("library"):
+        text += f"; library cores: {', '.join(report['library'])}"
+    if report.get("fallbacks"):
+        text += f"; partial: {', '.join(report['fallbacks'])} left to torch"
     return text

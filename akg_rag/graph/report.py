@@ -30,6 +30,7 @@ def build_report(state: dict[str, Any], thread_id: str = "") -> dict[str, Any]:
         "best": None if not best else {k: best.get(k) for k in ("iteration", "origin", "timings", "review",
                                                                 "partial", "partial_ops")},
         "lowering": state.get("lowering"),
+        "library_lowering": state.get("library_lowering"),
         "retrieved": {
             "kernel_ids": [h["id"] for h in state.get("kernel_hits", [])],
             "doc_ids": [d["id"] for d in state.get("doc_hits", [])],

@@ -64,6 +64,9 @@ class State(InputState, total=False):
     """The lowering's regions, one kernel each: name, kind, sketch, outputs (the deterministic plan)."""
     lowering: dict[str, Any] | None
     """The report of the lowered candidate (kernels, fallbacks, partial, program), None if none was made."""
+    library_lowering: dict[str, Any] | None
+    """The report of the library candidate (GEMM/conv cores as vendor calls, the tail generated;
+    ``library`` names the cores), None when the task has no library form or none was made."""
     lowered: bool
     """The deterministic coder already generated the lowered candidate (the lowering is deterministic)."""
 

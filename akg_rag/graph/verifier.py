@@ -4,10 +4,12 @@ The verify function runs the candidate in a child process (or behind an executor
 machine): a compile error, crash or wrong result comes back as a ``VerifyResult``, never as an
 exception here. Each verifier run becomes one attempt record for the report.
 
-When the coder offers alternatives beside the candidate (the deterministic coder's reused and lowered
-candidates), each is verified and the faster correct one is kept: it becomes the candidate the
-conductor judges, and the attempt lists what it was compared with. A partial candidate (torch still
-computes part of the work) is kept as such and named partial in the attempt and the event.
+When the coder offers alternatives beside the candidate (the deterministic coder's reused, lowered
+and library candidates), each is verified and the fastest correct one is kept: it becomes the
+candidate the conductor judges, and the attempt lists what it was compared with. A partial candidate
+(torch still computes part of the work: a library core, a fallback) is kept over a full one only
+when the verifier's timing intervals say it is clearly faster (:func:`keep_index`), and it is named
+partial in the attempt and the event.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from langgraph.runtime import Runtime
 
 from akg_rag.graph.context import Context
 from akg_rag.graph.events import event, timed
-from akg_rag.graph.lowering import LOWERED
+from akg_rag.graph.lowering import LIBRARY, LOWERED
 from akg_rag.graph.services import get_verify, get_verify_options
 from akg_rag.graph.state import State
 
@@ -56,11 +58,25 @@ def _ms(result: dict[str, Any]) -> float:
 
 def keep_index(results: list[dict[str, Any]]) -> int:
     """Which of several verified candidates to keep: the fastest correct one (the first on ties),
-    else the first (the coder's own candidate, whose failure the conductor feeds back)."""
+    else the first (the coder's own candidate, whose failure the conductor feeds back).
+
+    A partial fastest one (torch computes a part: a library GEMM/conv core) displaces the fastest
+    full kernel only when it is clearly faster by the verifier's speedup intervals (its lower bound
+    above the full kernel's upper bound); where the timings mean nothing (the Triton interpreter)
+    the full kernel stays. A full kernel can be written back; a partial one never is."""
+    from akg_rag.search.fitness import clearly_faster
+
     correct = [i for i, r in enumerate(results) if r.get("status") == "correct"]
     if not correct:
         return 0
-    return min(correct, key=lambda i: (_ms(results[i]), i))
+    fastest = min(correct, key=lambda i: (_ms(results[i]), i))
+    full = [i for i in correct if not results[i].get("partial")]
+    if not results[fastest].get("partial") or not full:
+        return fastest
+    best_full = min(full, key=lambda i: (_ms(results[i]), i))
+    new, old = results[fastest].get("timings"), results[best_full].get("timings")
+    meaningful = all(t and t.get("meaningful") is not False for t in (new, old))
+    return fastest if meaningful and clearly_faster(new, old) else best_full
 
 
 def _partial_note(result: dict[str, Any]) -> str:
@@ -104,6 +120,10 @@ def verifier(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     }
     if kept["origin"] == LOWERED:
         attempt["fallbacks"] = list((state.get("lowering") or {}).get("fallbacks", []))
+    elif kept["origin"] == LIBRARY:
+        report = state.get("library_lowering") or {}
+        attempt["fallbacks"] = list(report.get("fallbacks", []))
+        attempt["library"] = list(report.get("library", []))
     detail = summarize(result) + _partial_note(result)
     if len(candidates) > 1:
         attempt["compared"] = [{"origin": c["origin"], "status": r.get("status"),

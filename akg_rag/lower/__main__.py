@@ -1,10 +1,13 @@
 """``python -m akg_rag.lower``: lower a KernelBench-format task to a generated candidate.
 
     python -m akg_rag.lower TASK --dsl triton|cpp --backend cuda|cpu [--out DIR] [--verify]
-                            [--json] [--sketch-only]
+                            [--json] [--sketch-only] [--cores generated|library]
 
 Writes ``candidate.py``, one ``kN.sketch`` per kernel and ``report.json`` into ``--out`` (default:
 ``lowered/<task stem>``); ``--verify`` then runs the verifier on the candidate and prints its verdict.
+``--cores library`` keeps GEMM and conv cores as cuBLAS/cuDNN/oneDNN calls and generates the rest
+(a partial candidate); a task without such a core, or with nothing else to generate, has no
+library form (exit code 2, with the reason).
 """
 
 from __future__ import annotations
@@ -27,6 +30,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the report (and verdict) as JSON")
     p.add_argument("--sketch-only", action="store_true",
                    help="stop after the sketches (no backend needed); no candidate.py")
+    p.add_argument("--cores", choices=["generated", "library"], default="generated",
+                   help="GEMM and conv cores as generated kernels (default) or as vendor-library calls "
+                        "through torch with the tail generated (a partial candidate)")
     return p
 
 
@@ -38,7 +44,8 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     out: Path = args.out or Path("lowered") / Path(args.task).stem
     try:
-        source, report = lower_task(args.task, args.dsl, args.backend, sketch_only=args.sketch_only)
+        source, report = lower_task(args.task, args.dsl, args.backend, sketch_only=args.sketch_only,
+                                    cores=args.cores)
     except AkgError as e:
         print(f"akg_rag.lower: error: {e}", file=sys.stderr)
         return 2
@@ -75,6 +82,8 @@ def _print_summary(result: dict) -> None:
     print(f"  kernels: {kinds}")
     print(f"  host views: {r['views']}; torch fallbacks: {', '.join(r['fallbacks']) or 'none'}"
           f"{' (partial)' if r['partial'] else ''}")
+    if r.get("library"):
+        print(f"  library cores: {', '.join(r['library'])}")
     if "verdict" in result:
         v = result["verdict"]
         print(f"  verdict: {v['status']}" + (f" (partial: {', '.join(v['partial_ops'])})" if v.get("partial") else ""))

@@ -3,8 +3,11 @@
 The candidate holds, in order: the task's constructor as ``_Weights`` (:mod:`akg_rag.lower.weights`),
 the kernels (Triton: each backend module pasted in; C++: one ``load_inline`` module holding every
 kernel, built at import), and ``ModelNew``, whose ``forward`` runs the program's steps: host views,
-output allocation and kernel calls, and the torch fallbacks as ``torch.ops.aten`` calls (a
-candidate with any fallback is *partial*). :func:`lower_task` runs the whole pipeline.
+output allocation and kernel calls, and the torch fallbacks and library cores as
+``torch.ops.aten`` calls (a candidate with any of either is *partial*). :func:`lower_task` runs the
+whole pipeline, in either core mode (``cores="generated"``: every GEMM and conv is a generated
+kernel; ``cores="library"``: they stay cuBLAS/cuDNN/oneDNN calls and only their tails are
+generated).
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from typing import Any
 import torch
 
 from akg_rag.errors import ConfigError
-from akg_rag.lower.region import FallbackStep, KernelStep, Program, Value, ViewStep
+from akg_rag.lower.library import CORE_MODES
+from akg_rag.lower.region import FallbackStep, KernelStep, LibraryStep, Program, Value, ViewStep
 from akg_rag.lower.source import KernelSource
 from akg_rag.lower.views import render_arg
 from akg_rag.lower.weights import WEIGHTS_CLASS, weights_source
@@ -50,10 +54,17 @@ class LoweringReport:
     partial: bool                              # some computation stays a torch call
     dropped: list[str] = field(default_factory=list)   # state updates that reach no output
     program: str = ""                          # readable listing of the partition
+    cores: str = "generated"                   # core mode: "generated" or "library"
+    library: list[str] = field(default_factory=list)   # library cores (aten ops), in order
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         return asdict(self)
+
+
+class NoLibraryForm(ConfigError):
+    """The task has no library form: no GEMM or conv core, or nothing left to generate once its
+    cores are library calls (a single conv or matmul: that form would be pure torch)."""
 
 
 def check_target(dsl: str, backend: str) -> None:
@@ -116,7 +127,8 @@ def _forward(program: Program, positions: list[int], kernels: dict[str, KernelSo
         elif isinstance(step, FallbackStep):
             outs = ", ".join(v.name for v in step.outs) + ("," if len(step.outs) > 1 else "")
             args = [_literal(a) for a in step.args] + [f"{k}={_literal(v)}" for k, v in step.kwargs.items()]
-            lines.append(f"        {outs} = torch.ops.{step.op}({', '.join(args)})  # left to torch")
+            why = f"library {step.kind} core" if isinstance(step, LibraryStep) else "left to torch"
+            lines.append(f"        {outs} = torch.ops.{step.op}({', '.join(args)})  # {why}")
         else:
             for o in step.region.outputs:
                 v = o.value
@@ -202,8 +214,12 @@ def assemble(program: Program | list[Program], positions: list[int], task_source
 
 def lower_task(task_path: str | Path, dsl: str, backend: str, *, sketch_only: bool = False,
                source: str | None = None, sketches: dict[str, str] | None = None,
-               ) -> tuple[str | None, LoweringReport]:
+               cores: str = "generated") -> tuple[str | None, LoweringReport]:
     """Capture, partition, emit and lower a task; returns (candidate source, report).
+
+    ``cores="library"`` keeps every GEMM-like and conv-like core a vendor-library call through
+    torch and generates the rest (a *partial* candidate; ``report.library`` names the cores); it
+    raises :class:`NoLibraryForm` when the task has no such core or nothing else to generate.
 
     With ``sketch_only`` nothing is lowered and the source is None (the report holds the
     sketches). ``sketches`` replaces the emitted sketch of the named kernels (``{"k0": text}``) by
@@ -219,15 +235,17 @@ def lower_task(task_path: str | Path, dsl: str, backend: str, *, sketch_only: bo
     from akg_rag.task import read_source
 
     check_target(dsl, backend)
+    if cores not in CORE_MODES:
+        raise ConfigError(f"unknown core mode {cores!r}; allowed: {', '.join(CORE_MODES)}")
     path = Path(task_path)
     text = read_source(path) if source is None else source
     cap = capture(path, text)
-    programs = [partition(cap)]
+    programs = [partition(cap, cores)]
     dropped = list(cap.dropped)
     # a dynamic-shape task: one program per distinct input set, its kernels renamed apart
     seen = {tuple(tuple(v.shape) for v in programs[0].inputs)}
     for k in range(1, cap.input_sets):
-        prog = partition(capture(path, text, input_set=k))
+        prog = partition(capture(path, text, input_set=k), cores)
         key = tuple(tuple(v.shape) for v in prog.inputs)
         if key in seen:
             continue
@@ -238,6 +256,9 @@ def lower_task(task_path: str | Path, dsl: str, backend: str, *, sketch_only: bo
         programs.append(prog)
     program = programs[0]
     steps = [s for prog in programs for s in prog.steps if isinstance(s, KernelStep)]
+    library = list(dict.fromkeys(s.op for prog in programs for s in prog.steps if isinstance(s, LibraryStep)))
+    if cores == "library":
+        _check_library_form(path, library, steps)
     lower = None if sketch_only else _backend(dsl)
     reports, sources = [], {}
     unknown = sorted(set(sketches or {}) - {s.name for s in steps})
@@ -257,17 +278,29 @@ def lower_task(task_path: str | Path, dsl: str, backend: str, *, sketch_only: bo
         reports.append(KernelReport(step.name, step.region.kind, sketch_text,
                                     [o.value.name for o in step.region.outputs],
                                     dict(src.tunables) if src else {}))
-    fallbacks = list(dict.fromkeys(s.op for prog in programs for s in prog.steps if isinstance(s, FallbackStep)))
+    fallbacks = list(dict.fromkeys(s.op for prog in programs for s in prog.steps
+                                   if isinstance(s, FallbackStep) and not isinstance(s, LibraryStep)))
     report = LoweringReport(task=str(path), dsl=dsl, backend=backend, kernels=reports,
                             fallbacks=fallbacks, views=sum(isinstance(s, ViewStep) for s in program.steps),
-                            partial=bool(fallbacks), dropped=dropped,
-                            program="\n\n".join(format_program(p) for p in programs))
+                            partial=bool(fallbacks or library), dropped=dropped,
+                            program="\n\n".join(format_program(p) for p in programs),
+                            cores=cores, library=library)
     if sketch_only:
         return None, report
     if not steps:
         raise ConfigError(f"{path}: nothing to generate (every op is a view or a torch fallback: "
                           f"{', '.join(fallbacks) or 'none'})")
     return assemble(programs, cap.input_positions, text, dsl, sources, str(path)), report
+
+
+def _check_library_form(path: Path, library: list[str], steps: list[KernelStep]) -> None:
+    """A library form exists only with a library core and at least one generated kernel."""
+    if not library:
+        raise NoLibraryForm(f"{path}: no GEMM or conv core, so the library form would be the generated "
+                            "one; lower it with cores='generated'")
+    if not steps:
+        raise NoLibraryForm(f"{path}: with its cores ({', '.join(library)}) as library calls nothing is "
+                            "left to generate (a single-op task keeps its generated kernel)")
 
 
 def _same_tensors(name: str, planned, given) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from akg_rag.lower.region import Expr, FallbackStep, KernelStep, Program, Value, ViewStep
+from akg_rag.lower.region import Expr, FallbackStep, KernelStep, LibraryStep, Program, Value, ViewStep
 
 
 def format_expr(e: Expr) -> str:
@@ -36,6 +36,9 @@ def format_program(p: Program) -> str:
     for s in p.steps:
         if isinstance(s, ViewStep):
             lines.append(f"view   {s.out.name}{list(s.out.shape)} = {s.src.name}.{s.op}{s.args}")
+        elif isinstance(s, LibraryStep):
+            args = ", ".join(a.name if isinstance(a, Value) else repr(a) for a in s.args)
+            lines.append(f"library {', '.join(v.name for v in s.outs)}{list(s.outs[0].shape)} = {s.op}({args})")
         elif isinstance(s, FallbackStep):
             lines.append(f"torch  {', '.join(v.name for v in s.outs)} = {s.op}")
         elif isinstance(s, KernelStep):

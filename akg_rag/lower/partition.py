@@ -24,7 +24,9 @@ import torch
 from torch.utils._pytree import tree_flatten, tree_map
 
 from akg_rag.lower.capture import Captured
+from akg_rag.errors import ConfigError
 from akg_rag.lower.cores import CoreBuilder
+from akg_rag.lower.library import CORE_MODES, LibraryCores
 from akg_rag.lower.indexing import IndexBuilder, positional, remap, unit_dim_map
 from akg_rag.lower.pointwise import pointwise_expr
 from akg_rag.lower.region import (Expr, FallbackStep, KernelStep, Output, PointwiseRegion, Program,
@@ -112,7 +114,9 @@ def op_name(target: Any) -> tuple[str, str]:
 class Partitioner:
     """One pass over a captured graph; :func:`partition` is the entry point."""
 
-    def __init__(self, cap: Captured) -> None:
+    def __init__(self, cap: Captured, cores: str = "generated") -> None:
+        if cores not in CORE_MODES:
+            raise ConfigError(f"unknown core mode {cores!r}; allowed: {', '.join(CORE_MODES)}")
         self.cap = cap
         self.env: dict[torch.fx.Node, Any] = {}
         self.steps: list[Step] = []
@@ -125,6 +129,8 @@ class Partitioner:
         self.params: dict[str, Value] = {}
         self.inputs: list[Value] = []
         self.cores = CoreBuilder(self)
+        # library mode: GEMM and conv cores stay vendor-library calls (akg_rag.lower.library)
+        self.library = LibraryCores(self) if cores == "library" else None
         self.indexing = IndexBuilder(self)
 
     # -- names and values -----------------------------------------------------------------------
@@ -299,6 +305,8 @@ class Partitioner:
         if name in _FACTORIES and self.visit_factory(node, name):
             return
         if name in VIEW_OPS and self.visit_view(node, name):
+            return
+        if self.library is not None and self.library.visit(node, name):
             return
         if self.cores.visit(node, name, overload):
             return
@@ -475,6 +483,10 @@ class Partitioner:
         self.env[node] = tuple(outs) if isinstance(vals, (tuple, list)) else outs[0]
 
 
-def partition(captured: Captured) -> Program:
-    """Cut a captured graph into regions, host views and torch fallbacks (see the module doc)."""
-    return Partitioner(captured).run()
+def partition(captured: Captured, cores: str = "generated") -> Program:
+    """Cut a captured graph into regions, host views and torch fallbacks (see the module doc).
+
+    ``cores="library"`` keeps GEMM-like and conv-like cores as vendor-library calls
+    (:mod:`akg_rag.lower.library`) and generates everything else; ``"generated"`` generates them
+    too. Raises ``ConfigError`` for another mode."""
+    return Partitioner(captured, cores).run()

@@ -268,6 +268,16 @@ class FallbackStep:
     kwargs: dict = field(default_factory=dict)
 
 
+@dataclass
+class LibraryStep(FallbackStep):
+    """A GEMM-like or conv-like core kept as a vendor-library call through torch (cuBLAS, cuDNN,
+    oneDNN): ``outs = aten_op(*args)``, one output. The lowering's ``cores="library"`` mode makes
+    these instead of gemm and conv regions; the tail that reads ``outs[0]`` is generated. A
+    candidate with one is *partial*; the report names the op under ``library``, not ``fallbacks``."""
+
+    kind: Literal["gemm", "conv"] = "gemm"
+
+
 Step = Union[KernelStep, ViewStep, FallbackStep]
 
 

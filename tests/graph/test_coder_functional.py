@@ -4,10 +4,12 @@ writes code, the verifier builds it."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from akg_rag.analysis import analyze_task
 from akg_rag.graph.coder import _functional
 from akg_rag.graph.context import Context
-from akg_rag.graph.lowering import LOWERED
+from akg_rag.graph.lowering import LIBRARY, LOWERED
 
 from .conftest import TASK, UNMATCHED_TASK, hit_of, seed_record
 
@@ -63,3 +65,25 @@ def test_a_stored_lowered_candidate_is_not_reused_at_other_shapes():
     # The same computation at the seed task's shapes (4 x 257): its outputs are allocated at 6 x 300.
     hit = {**hit_of(seed_record()), "code": lowered}
     assert "a lowered candidate generated for shapes [[4, 257]]" in mismatch(hit, analyze_task(TASK).to_dict())
+
+
+GEMM_TASK = Path(__file__).resolve().parents[2] / "benchmarks" / "tasks" / "gemm_linear_relu_rowsum.py"
+SINGLE_GEMM_TASK = GEMM_TASK.with_name("gemm_matmul_plain.py")
+
+
+def test_a_task_with_a_core_gets_its_library_form_beside_the_lowered_one():
+    ctx = Context(scale="small")
+    update = _functional(state_for(GEMM_TASK, []), ctx, GEMM_TASK.read_text())
+    assert update["candidate_origin"] == LOWERED
+    [library] = update["alternatives"]
+    assert library["origin"] == LIBRARY and "torch.ops.aten.mm.default(" in library["code"]
+    assert "library cores: aten.mm.default" in library["note"]
+    report = update["library_lowering"]
+    assert report["library"] == ["aten.mm.default"] and report["partial"]
+    assert [k["kind"] for k in update["lowering"]["kernels"]] == ["gemm", "reduction"]
+
+
+def test_a_single_gemm_has_no_library_form_and_no_problem_noted():
+    update = _functional(state_for(SINGLE_GEMM_TASK, []), Context(scale="small"), SINGLE_GEMM_TASK.read_text())
+    assert update["candidate_origin"] == LOWERED and update["alternatives"] == []
+    assert update["library_lowering"] is None and "library" not in update["coder_note"]

@@ -55,3 +55,21 @@ def test_task_scale_is_scoped(monkeypatch):
     assert "AKG_TASK_SCALE" not in os.environ
     with task_scale(None):
         assert "AKG_TASK_SCALE" not in os.environ
+
+
+def timed(ms: float, low: float, high: float, partial: bool = False, meaningful: bool = True) -> dict:
+    """A correct result with a speedup interval [low, high] around eager."""
+    t = {"candidate_ms": ms, "speedup_eager": (low + high) / 2, "speedup_eager_low": low,
+         "speedup_eager_high": high, "meaningful": meaningful}
+    return {"status": "correct", "timings": t, "partial": partial}
+
+
+def test_a_partial_candidate_must_be_clearly_faster_than_a_full_one():
+    full, partial = timed(2.0, 0.45, 0.55), timed(1.0, 0.9, 1.1, partial=True)
+    assert keep_index([full, partial]) == 1                                   # intervals apart: library wins
+    close = timed(1.9, 0.5, 0.6, partial=True)
+    assert keep_index([full, close]) == 0                                     # overlapping: the full kernel
+    assert keep_index([timed(2.0, 0.4, 0.5, meaningful=False),
+                       timed(1.0, 0.9, 1.1, partial=True, meaningful=False)]) == 0  # interpreter: no evidence
+    assert keep_index([res("incorrect"), partial]) == 1                       # no full kernel: the partial one
+    assert keep_index([timed(1.5, 0.6, 0.7, partial=True), partial]) == 1     # both partial: the faster
