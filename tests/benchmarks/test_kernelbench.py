@@ -63,7 +63,8 @@ def test_run_takes_the_library_kind(kb_bench, kb, tmp_path):
     assert kb_bench.main(["run", str(kb), str(cands), "--levels", "2", "--kinds", "library",
                           "--results", str(results), "--dsl", "cpp", "--backend", "cpu"]) == 0
     [row] = [json.loads(line) for line in results.read_text().splitlines()]
-    assert row == {"problem": "level2/2_matmul", "kind": "library", "level": 2, "status": "missing"}
+    assert row == {"problem": "level2/2_matmul", "kind": "library", "level": 2, "status": "missing",
+                   "timed": True}
 
 
 def _row(problem: str, kind: str, status: str, eager: float | None = None, partial: bool = False) -> dict:
