@@ -16,6 +16,8 @@ from typing import Any, Iterator
 
 # The origin recorded for a candidate the lowering generated (attempts, best kernel, report).
 LOWERED = "lowered"
+# The origin of a candidate the lowering generated from sketches the (LLM) designer revised.
+DESIGNED = "designed"
 
 
 @dataclass
@@ -25,6 +27,7 @@ class Lowering:
     code: str | None
     report: dict[str, Any] | None   # LoweringReport.to_dict(): kernels (name, kind, sketch), fallbacks, partial
     problem: str = ""               # "" when it worked
+    sketch_error: dict[str, Any] | None = None  # {message, line, column} when a sketch failed (SketchError)
 
 
 @contextlib.contextmanager
@@ -44,22 +47,29 @@ def task_scale(scale: str | None) -> Iterator[None]:
             os.environ["AKG_TASK_SCALE"] = before
 
 
-def lower(task_path: str, dsl: str, backend: str, scale: str | None, *, sketch_only: bool = False) -> Lowering:
-    """Run ``lower_task`` at ``scale``; any failure comes back as ``Lowering.problem``."""
+def lower(task_path: str, dsl: str, backend: str, scale: str | None, *, sketch_only: bool = False,
+          sketches: dict[str, str] | None = None) -> Lowering:
+    """Run ``lower_task`` at ``scale`` (``sketches`` replace the emitted sketches of the kernels they
+    name); any failure comes back as ``Lowering.problem``, a SketchError also as ``sketch_error``."""
+    from akg_rag.errors import SketchError
     from akg_rag.lower.assemble import lower_task
 
     try:
         with task_scale(scale):
-            code, report = lower_task(task_path, dsl, backend, sketch_only=sketch_only)
+            code, report = lower_task(task_path, dsl, backend, sketch_only=sketch_only, sketches=sketches or None)
     except Exception as e:  # noqa: BLE001 - what the lowering cannot do is reported, never raised
         first = (str(e).strip().splitlines() or [""])[0]
-        return Lowering(None, None, f"{type(e).__name__}: {first[:300]}")
+        error = ({"message": e.message, "line": e.line, "column": e.column}
+                 if isinstance(e, SketchError) else None)
+        return Lowering(None, None, f"{type(e).__name__}: {first[:300]}", error)
     return Lowering(code, report.to_dict())
 
 
-def plan_of(report: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """The designer's plan from a lowering report: one entry (name, kind, sketch, outputs) per kernel."""
-    return [{"name": k["name"], "kind": k["kind"], "sketch": k["sketch"], "outputs": list(k["outputs"])}
+def plan_of(report: dict[str, Any] | None, revised: Any = ()) -> list[dict[str, Any]]:
+    """The designer's plan from a lowering report: one entry (name, kind, sketch, outputs, revised) per
+    kernel; ``revised`` names the kernels whose sketch the designer wrote."""
+    return [{"name": k["name"], "kind": k["kind"], "sketch": k["sketch"], "outputs": list(k["outputs"]),
+             "revised": k["name"] in revised}
             for k in (report or {}).get("kernels", [])]
 
 

@@ -21,7 +21,7 @@ from langgraph.runtime import Runtime
 
 from akg_rag.graph.context import Context
 from akg_rag.graph.events import event, timed
-from akg_rag.graph.lowering import LOWERED
+from akg_rag.graph.lowering import DESIGNED, LOWERED
 from akg_rag.graph.services import get_verify, get_verify_options
 from akg_rag.graph.state import State
 
@@ -102,8 +102,10 @@ def verifier(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         "partial": bool(result.get("partial")),
         "partial_ops": list(result.get("partial_ops") or []),
     }
-    if kept["origin"] == LOWERED:
+    if kept["origin"] in (LOWERED, DESIGNED):
         attempt["fallbacks"] = list((state.get("lowering") or {}).get("fallbacks", []))
+    if kept["origin"] == DESIGNED:
+        attempt["revised"] = sorted(state.get("revisions") or {})  # kernels lowered from the designer's sketches
     detail = summarize(result) + _partial_note(result)
     if len(candidates) > 1:
         attempt["compared"] = [{"origin": c["origin"], "status": r.get("status"),
