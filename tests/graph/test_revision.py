@@ -88,7 +88,7 @@ def test_a_failed_revision_goes_back_named_while_the_plan_keeps_the_emitted_sket
 
     error = update["sketch_error"]
     assert error["kernels"] == ["k0", "k4"] and error["line"] == 13
-    assert "the sketch for k0 (line 13, column" in error["message"] and "undeclared name 'total'" in error["message"]
+    assert "the sketch for k0 (line 13, column 18): undeclared name 'total'" in error["message"]
     assert "no kernel named k4 (kernels: k0)" in error["message"]
     assert update["revisions"] == {} and update["plan"][0]["revised"] is False
     assert "sketch k0 {" in update["sketch"]  # the emitted sketch, used meanwhile
