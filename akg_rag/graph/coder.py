@@ -1,9 +1,11 @@
 """The ``coder`` node: writes the candidate (``ModelNew``) the verifier checks next.
 
-With a chat model: a prompt with the task, the validated sketch, the retrieved kernels and documents
-(within the token budget), the current best kernel and the analyst's recommendations in the
-optimisation phase, and the targeted feedback on the previous attempt; the candidate is the answer's
-code block. Without one:
+With a chat model: when the designer chose to have its sketches lowered (``implement = "lower"``),
+the functional candidate is the lowering's, generated from the plan with the designer's revised
+sketches (``lower_task(sketches=...)``), with no model call. Otherwise a prompt with the task, the
+validated sketch, the retrieved kernels and documents (within the token budget), the current best
+kernel and the analyst's recommendations in the optimisation phase, and the targeted feedback on the
+previous attempt; the candidate is the answer's code block. Without a chat model:
 
 * functional phase -- up to three candidates, all verified by the next verifier run, which keeps the
   fastest correct one: the best untried retrieved kernel that computes the task (``adapt.py``), and,
@@ -28,7 +30,7 @@ from akg_rag.graph.adapt import pick_and_adapt
 from akg_rag.graph.context import Context
 from akg_rag.graph.events import event, timed
 from akg_rag.graph.extract import extract_candidate
-from akg_rag.graph.lowering import LIBRARY, LOWERED, has_core, lower, summary
+from akg_rag.graph.lowering import DESIGNED, LIBRARY, LOWERED, has_core, lower, plan_of, plan_text, summary
 from akg_rag.search.mutate import next_variant
 from akg_rag.search.relevance import task_sizes
 from akg_rag.search.tunables import settings
@@ -137,6 +139,27 @@ def _functional(state: State, ctx: Context, task_source: str) -> dict[str, Any]:
             "alternatives": rest, "coder_note": "; ".join(notes)}
 
 
+def _lower_design(state: State, ctx: Context) -> dict[str, Any]:
+    """The candidate the lowering generates from the plan's sketches, the designer's revisions in place.
+
+    The designer already lowered each revision when it checked it, so a failure here is not the
+    model's; it ends the run with the lowering's message."""
+    revisions = dict(state.get("revisions") or {})
+    lowering = lower(state["task_path"], state["dsl"], state["backend"], ctx.scale, sketches=revisions)
+    update: dict[str, Any] = {"lowering": lowering.report, "alternatives": []}
+    if not revisions:
+        update["lowered"] = True  # the emitted plan: the deterministic coder need not offer it again
+    if lowering.code is None:
+        return {**update, "coder_outcome": "exhausted",
+                "coder_note": f"the plan's sketches did not lower ({lowering.problem})"}
+    plan = plan_of(lowering.report, revisions)
+    what = (f"lowered from the designer's sketches for {', '.join(revisions)}" if revisions
+            else "lowered from the plan's emitted sketches")
+    return {**update, "coder_outcome": "code", "candidate": lowering.code,
+            "candidate_origin": DESIGNED if revisions else LOWERED, "plan": plan, "sketch": plan_text(plan),
+            "coder_note": f"{what}, no code written: {summary(lowering.report)}"}
+
+
 def _deterministic(state: State, ctx: Context, task_source: str) -> dict[str, Any]:
     """The no-LLM coder: mutate the best kernel's tunables, or offer reused and lowered candidates."""
     if state.get("phase") == "optimize" and state.get("best"):
@@ -156,6 +179,9 @@ def coder(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         update = _deterministic(state, ctx, task_source)
         origins = [update.get("candidate_origin", "")] + [a["origin"] for a in update.get("alternatives", [])]
         ids = {"kernel_ids": [o for o in origins if o.startswith("kernel:")], "doc_ids": []}
+    elif state.get("implement") == "lower" and state.get("phase", "functional") == "functional":
+        update = _lower_design(state, ctx)
+        ids = {"kernel_ids": [], "doc_ids": []}
     else:
         prompt, packed = coder_prompt(state, ctx, task_source)
         answer = model.invoke([SystemMessage(prompts.SYSTEM), HumanMessage(prompt)])

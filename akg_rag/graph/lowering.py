@@ -25,6 +25,8 @@ LOWERED = "lowered"
 LIBRARY = "library"
 # region kinds whose core the library form keeps as a vendor call
 CORE_KINDS = ("gemm", "conv")
+# The origin of a candidate the lowering generated from sketches the (LLM) designer revised.
+DESIGNED = "designed"
 
 
 @dataclass
@@ -35,6 +37,7 @@ class Lowering:
     report: dict[str, Any] | None   # LoweringReport.to_dict(): kernels (name, kind, sketch), fallbacks, partial
     problem: str = ""               # "" when it worked
     absent: str = ""                # why there is no candidate when none is expected (no library form)
+    sketch_error: dict[str, Any] | None = None  # {message, line, column} when a sketch failed (SketchError)
 
 
 @contextlib.contextmanager
@@ -55,19 +58,24 @@ def task_scale(scale: str | None) -> Iterator[None]:
 
 
 def lower(task_path: str, dsl: str, backend: str, scale: str | None, *, sketch_only: bool = False,
-          cores: str = "generated") -> Lowering:
-    """Run ``lower_task`` at ``scale`` in core mode ``cores``; any failure comes back as
-    ``Lowering.problem``, a task without a library form as ``Lowering.absent``."""
+          cores: str = "generated", sketches: dict[str, str] | None = None) -> Lowering:
+    """Run ``lower_task`` at ``scale`` in core mode ``cores`` (``sketches`` replace the emitted
+    sketches of the kernels they name); any failure comes back as ``Lowering.problem`` (a
+    SketchError also as ``sketch_error``), a task without a library form as ``Lowering.absent``."""
+    from akg_rag.errors import SketchError
     from akg_rag.lower.assemble import NoLibraryForm, lower_task
 
     try:
         with task_scale(scale):
-            code, report = lower_task(task_path, dsl, backend, sketch_only=sketch_only, cores=cores)
+            code, report = lower_task(task_path, dsl, backend, sketch_only=sketch_only, cores=cores,
+                                      sketches=sketches or None)
     except NoLibraryForm as e:
         return Lowering(None, None, absent=str(e))
     except Exception as e:  # noqa: BLE001 - what the lowering cannot do is reported, never raised
         first = (str(e).strip().splitlines() or [""])[0]
-        return Lowering(None, None, f"{type(e).__name__}: {first[:300]}")
+        error = ({"message": e.message, "line": e.line, "column": e.column}
+                 if isinstance(e, SketchError) else None)
+        return Lowering(None, None, f"{type(e).__name__}: {first[:300]}", sketch_error=error)
     return Lowering(code, report.to_dict())
 
 
@@ -77,9 +85,11 @@ def has_core(report: dict[str, Any] | None) -> bool:
     return report is None or any(k.get("kind") in CORE_KINDS for k in report.get("kernels", []))
 
 
-def plan_of(report: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """The designer's plan from a lowering report: one entry (name, kind, sketch, outputs) per kernel."""
-    return [{"name": k["name"], "kind": k["kind"], "sketch": k["sketch"], "outputs": list(k["outputs"])}
+def plan_of(report: dict[str, Any] | None, revised: Any = ()) -> list[dict[str, Any]]:
+    """The designer's plan from a lowering report: one entry (name, kind, sketch, outputs, revised) per
+    kernel; ``revised`` names the kernels whose sketch the designer wrote."""
+    return [{"name": k["name"], "kind": k["kind"], "sketch": k["sketch"], "outputs": list(k["outputs"]),
+             "revised": k["name"] in revised}
             for k in (report or {}).get("kernels", [])]
 
 

@@ -98,6 +98,63 @@ Input shapes: {shapes}; dtype {dtype}; {flops} FLOPs, {min_bytes} bytes minimum 
 {feedback}
 Answer with exactly one ```sketch block."""
 
+# The kernel semantics of docs/lowering.md, short: what a sketch must say for the lowering to take it.
+SKETCH_RULES = """\
+- Each top-level statement is a `for` loop marked `@llm_hint("parallel", ...)`: one kernel launch;
+  launches run in order. Directly nested parallel loops join its grid. The body runs once per grid
+  point (a Triton program, or one iteration of an OpenMP parallel for); inner loops are sequential.
+- Values are scalars or tiles. Tiles come from `load` with slices (`x[m, 0:N]`) or int index tiles
+  (gathers), `iota(n)`, `alloc` and compute ops, which broadcast like NumPy.
+- `load(x[i, a:b] -> t, other=-inf)`: an out-of-range element reads `other` (default 0); a store skips
+  out-of-range elements. Mask padded lanes of a reduction with `where(lt(r, N), v, -inf)`.
+- Compute runs in f32 (f64 for f64 data); `reduce_*(t, axis=k[, keepdim=1])`, `scan_*(t, axis=k)`,
+  `matmul(a, b)` on 2-D tiles, `unsqueeze(t, axis=k)`, `where`, `cast(v, i64)`.
+- A local assigned inside a loop and defined before it carries across iterations (an accumulator).
+- Every symbol is a whole dimension of some tensor; an UPPER_CASE integer param is a tunable.
+- A `temp` tensor lives for one call and passes data between launches.
+- A revised sketch declares exactly the kernel's tensors (names, order, in/out) of the plan's sketch."""
+
+DESIGNER_PLAN = """\
+Design the kernels for this task as Unified Sketches.
+
+The lowering cut the task into {count} kernel(s) and wrote the sketch of each one below. The same
+lowering turns any sketch you write for a kernel into {dsl} code for {backend} (no code is written
+by hand), and the verifier checks the result against the task. Revise a sketch where you see a
+better schedule: tile sizes and tunables, the parallel grid, how a reduction is split.
+
+{language}
+
+## What the lowering accepts
+{rules}
+
+## Task ({op_name}; op types {op_types})
+```python
+{task_source}
+```
+Computation logic: {computation}
+Input shapes: {shapes}; dtype {dtype}; {flops} FLOPs, {min_bytes} bytes minimum traffic.{fallbacks}
+
+## The plan, in launch order
+{plan}
+
+## Retrieved knowledge
+{context}
+{feedback}
+Answer with one fenced block per kernel you revise, tagged with the kernel's name (```sketch k0);
+a kernel you leave out keeps its sketch above. To have the coder write the whole task as {dsl}
+code instead, answer with one ```sketch block that names no kernel."""
+
+
+def plan_section(plan: list[dict[str, Any]]) -> str:
+    """The plan's kernels for the designer's prompt: name, kind, outputs and the current sketch."""
+    parts = []
+    for p in plan:
+        mark = "; your revision" if p.get("revised") else ""
+        parts.append(f"### Kernel {p['name']} ({p['kind']}; writes {', '.join(p.get('outputs', []))}{mark})\n"
+                     f"```sketch {p['name']}\n{p['sketch'].strip()}\n```")
+    return "\n\n".join(parts)
+
+
 CODER = """\
 Write a {dsl} kernel for the {backend} backend that replaces this PyTorch program.
 

@@ -7,13 +7,16 @@ Rules, in order (docs/graph.md has the table):
 
 * wall-clock budget spent -> finish with the best kernel so far;
 * after the designer: a sketch that validated -> coder; a SketchError -> designer with its line and
-  column, while designer rounds remain;
+  column (and, for revised plan sketches, the kernel), while designer rounds remain; with none left,
+  the lowering's plan as it stands (emitted sketches where no revision lowered) goes to the coder;
 * after a coder that produced no code: nothing to adapt -> finish (``no_match``); no more tunable
   variants -> finish; an answer without a code block -> coder again, while iterations remain;
 * after the verifier: correct -> keep it if fastest, then analyst (another optimisation pass) or
   finish; a failure -> coder with the compiler excerpt / mismatch, or the designer for a new sketch
   after ``max_failures_per_sketch`` failures in a row on one sketch, or (optimisation phase) drop the
-  variant and start the next pass from the best kernel.
+  variant and start the next pass from the best kernel. A candidate lowered from the chat designer's
+  sketches has no code to fix: its failure goes to the designer, or, with no rounds left, the plan's
+  emitted sketches are lowered instead, then the coder model writes code.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from akg_rag.graph.context import Context
+from akg_rag.graph.lowering import DESIGNED, LOWERED, plan_text
 from akg_rag.graph.state import Feedback, State
 from akg_rag.search.fitness import clearly_faster
 
@@ -90,7 +94,16 @@ def _after_designer(state: State, ctx: Context) -> Decision:
         return Decision(route="coder", updates={"failures_on_sketch": 0}, reason="sketch validated")
     where = f"line {error.get('line', 0)}, column {error.get('column', 0)}"
     text = f"The sketch does not validate at {where}: {error.get('message', '')}"
+    if "kernels" in error:  # revisions of the lowering's plan, named by kernel
+        text = (f"Your revised sketches did not validate or lower: {error.get('message', '')}. Until one "
+                "does, each of those kernels keeps its previous sketch.")
     if state.get("designer_rounds", 0) >= ctx.max_designer_rounds:
+        plan = state.get("plan") or []
+        if plan:  # every sketch in the plan lowers: the emitted ones, and revisions that were accepted
+            return Decision(route="coder", reason=f"designer round budget ({ctx.max_designer_rounds}) used; "
+                                                  f"lowering the plan as it stands (last error at {where})",
+                            updates={"failures_on_sketch": 0, "implement": "lower", "sketch_error": None,
+                                     "sketch": plan_text(plan)})
         return _finish(state, f"designer round budget ({ctx.max_designer_rounds}) used without a valid "
                               f"sketch; last error at {where}")
     return Decision(route="designer", feedback=Feedback(to="designer", kind="sketch_error", text=text),
@@ -148,6 +161,9 @@ def _after_failure(state: State, ctx: Context, result: dict[str, Any]) -> Decisi
     if state.get("iteration", 0) >= ctx.max_iterations:
         return _finish(state, f"iteration budget ({ctx.max_iterations}) used; last attempt {status}", updates)
     from_llm = state.get("candidate_origin") == "llm"
+    if state.get("phase") != "optimize" and state.get("implement") == "lower" \
+            and state.get("candidate_origin") in (DESIGNED, LOWERED):
+        return _after_lowered_failure(state, ctx, result, updates)
     if state.get("phase") == "optimize":
         if from_llm and failures < ctx.max_failures_per_sketch:
             return Decision(route="coder", updates=updates, reason=f"{status}; fix the variant",
@@ -166,6 +182,27 @@ def _after_failure(state: State, ctx: Context, result: dict[str, Any]) -> Decisi
             return Decision(route="designer", updates=updates, reason=f"{failures} failures; redesign",
                             feedback=Feedback(to="designer", kind="redesign", text=text))
     return Decision(route="coder", updates=updates, reason=f"{status}; back to the coder",
+                    feedback=Feedback(to="coder", kind=status, text=format_result_feedback(result)))
+
+
+def _after_lowered_failure(state: State, ctx: Context, result: dict[str, Any],
+                           updates: dict[str, Any]) -> Decision:
+    """A candidate lowered from the plan's sketches failed: the designer revises them (nothing in
+    the code is the coder's to fix); with no rounds left, the emitted plan, then the coder model."""
+    status = result.get("status", "failed")
+    revised = sorted(state.get("revisions") or {})
+    which = f"your sketches for {', '.join(revised)}" if revised else "the plan's sketches"
+    updates = {**updates, "failures_on_sketch": 0}
+    if state.get("designer_rounds", 0) < ctx.max_designer_rounds:
+        text = (f"The candidate lowered from {which} failed verification; revise the sketches (or answer "
+                "with one sketch naming no kernel to have the coder write code).\n" + format_result_feedback(result))
+        return Decision(route="designer", updates=updates, reason=f"{status}; the designer revises {which}",
+                        feedback=Feedback(to="designer", kind=status, text=text))
+    if revised and not state.get("lowered"):
+        return Decision(route="coder", updates={**updates, "revisions": {}},
+                        reason=f"{status}; designer rounds used, lowering the emitted plan")
+    return Decision(route="coder", updates={**updates, "implement": "code"},
+                    reason=f"{status}; designer rounds used, the coder writes code",
                     feedback=Feedback(to="coder", kind=status, text=format_result_feedback(result)))
 
 

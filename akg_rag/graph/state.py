@@ -61,7 +61,14 @@ class State(InputState, total=False):
     designer_rounds: int
     """How many times the designer has run (budget: ``max_designer_rounds``)."""
     plan: list[dict[str, Any]]
-    """The lowering's regions, one kernel each: name, kind, sketch, outputs (the deterministic plan)."""
+    """The lowering's regions, one kernel each: name, kind, sketch (the designer's revision where it
+    made one), outputs, revised."""
+    revisions: dict[str, str]
+    """The designer's accepted sketches per plan kernel (name -> text): the coder lowers them in place
+    of the emitted ones. Each one lowered when the designer checked it."""
+    implement: Literal["lower", "code"]
+    """How a chat-model run turns the design into a candidate: ``lower`` -- the lowering generates it
+    from the plan's sketches, no code-writing model call; ``code`` -- the coder model writes it."""
     lowering: dict[str, Any] | None
     """The report of the lowered candidate (kernels, fallbacks, partial, program), None if none was made."""
     library_lowering: dict[str, Any] | None
@@ -73,7 +80,8 @@ class State(InputState, total=False):
     candidate: str
     """Source of the candidate the verifier checks next or checked last (defines ``ModelNew``)."""
     candidate_origin: str
-    """Where the candidate came from: ``llm``, a retrieved kernel id, ``lowered`` or ``mutation:<change>``."""
+    """Where the candidate came from: ``llm``, a retrieved kernel id, ``lowered``, ``designed`` (lowered
+    from the designer's revised sketches) or ``mutation:<change>``."""
     alternatives: list[dict[str, Any]]
     """Other candidates the verifier checks with ``candidate`` (code, origin, note); the faster
     correct one is kept. The deterministic coder offers a reused and a lowered candidate this way."""

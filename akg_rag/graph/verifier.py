@@ -23,7 +23,7 @@ from langgraph.runtime import Runtime
 
 from akg_rag.graph.context import Context
 from akg_rag.graph.events import event, timed
-from akg_rag.graph.lowering import LIBRARY, LOWERED
+from akg_rag.graph.lowering import DESIGNED, LIBRARY, LOWERED
 from akg_rag.graph.services import get_verify, get_verify_options
 from akg_rag.graph.state import State
 
@@ -118,12 +118,14 @@ def verifier(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         "partial": bool(result.get("partial")),
         "partial_ops": list(result.get("partial_ops") or []),
     }
-    if kept["origin"] == LOWERED:
+    if kept["origin"] in (LOWERED, DESIGNED):
         attempt["fallbacks"] = list((state.get("lowering") or {}).get("fallbacks", []))
     elif kept["origin"] == LIBRARY:
         report = state.get("library_lowering") or {}
         attempt["fallbacks"] = list(report.get("fallbacks", []))
         attempt["library"] = list(report.get("library", []))
+    if kept["origin"] == DESIGNED:
+        attempt["revised"] = sorted(state.get("revisions") or {})  # kernels lowered from the designer's sketches
     detail = summarize(result) + _partial_note(result)
     if len(candidates) > 1:
         attempt["compared"] = [{"origin": c["origin"], "status": r.get("status"),

@@ -7,6 +7,8 @@ cache compiles once; the kernel that "does not compile" fails on a compiler flag
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +23,8 @@ TASK = FIXTURES / "softmax_task.py"
 UNMATCHED_TASK = FIXTURES / "sort_task.py"      # no stored kernel, and the lowering makes none
 NEVER_SEEN_TASK = FIXTURES / "sort_gelu_task.py"  # no stored kernel; the lowering makes a partial one
 KERNELS = Path(__file__).resolve().parents[2] / "knowledge" / "kernels"
+# The akg-rag command line, run as a subprocess with the interpreter running the tests.
+CLI = [sys.executable, "-c", "import sys; from akg_rag.cli import main; sys.exit(main())"]
 CORRECT_KERNEL = (FIXTURES / "softmax_cpp.py").read_text()
 
 # The same kernel without the final division: compiles, runs, computes exp(x - max) -- wrong numbers.
@@ -134,3 +138,28 @@ def fast_options():
     from akg_rag.verify import VerifyOptions
 
     return VerifyOptions(trials=2, timing_budget_s=0.2, warmup=1, compile_baseline=False, timeout_s=300)
+
+
+def cli_env() -> dict[str, str]:
+    """The environment of a command talking to the replay server: no API key (the placeholder is
+    used), no proxy for loopback, this checkout on the path."""
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    return {**env, "HF_HUB_OFFLINE": "1", "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost",
+            "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+
+
+@pytest.fixture
+def replay():
+    """Start an OpenAI-compatible replay server (``openai_server.py``) with the answers given; stop it
+    after the test."""
+    from .openai_server import start
+
+    servers = []
+
+    def make(*answers: Any):
+        servers.append(start(list(answers)))
+        return servers[-1]
+
+    yield make
+    for s in servers:
+        s.stop()

@@ -9,44 +9,20 @@ and C++ verifier), and ``akg-rag search --llm ...`` makes rewrites steered by th
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from .conftest import CORRECT_KERNEL, FIXTURES, TASK, UNCOMPILABLE_KERNEL, as_code, as_sketch, seed
-from .openai_server import Answer, start
+from .conftest import CLI, CORRECT_KERNEL, FIXTURES, TASK, UNCOMPILABLE_KERNEL, as_code, as_sketch, cli_env, seed
+from .openai_server import Answer
 
 pytest.importorskip("langchain_openai", reason="needs langchain-openai: pip install 'akg-rag[openai]'")
 
 ROOT = Path(__file__).resolve().parents[2]
-CLI = [sys.executable, "-c", "import sys; from akg_rag.cli import main; sys.exit(main())"]
 RELU_TASK = ROOT / "knowledge" / "kernels" / "relu" / "task.py"
 RELU_SEED = ROOT / "knowledge" / "kernels" / "relu" / "triton_cuda.py"
 REWRITTEN_RELU = (FIXTURES / "relu_two_blocks.py").read_text()
-
-
-def cli_env() -> dict[str, str]:
-    """The environment of a command: no API key (the placeholder is used), no proxy for loopback."""
-    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
-    return {**env, "HF_HUB_OFFLINE": "1", "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost",
-            "PYTHONPATH": str(ROOT)}
-
-
-@pytest.fixture
-def replay():
-    """Start a replay server with the answers given; stop it after the test."""
-    servers = []
-
-    def make(*answers: Answer):
-        servers.append(start(list(answers)))
-        return servers[-1]
-
-    yield make
-    for s in servers:
-        s.stop()
 
 
 def test_generate_through_an_openai_compatible_server(tmp_path, embedder, valid_sketch, replay):

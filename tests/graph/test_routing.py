@@ -230,3 +230,26 @@ def test_a_variant_whose_interval_clears_the_best_replaces_it():
                     last_result={"status": "correct", "timings": interval(2.0, 1.90, 2.10)}), CTX)
     assert d.updates["best"]["code"] == "CODE"
     assert d.updates["passes_without_gain"] == 0
+
+
+def test_a_failed_lowered_design_goes_back_to_the_designer():
+    lowered_design = dict(implement="lower", candidate_origin="designed", revisions={"k0": "S"})
+    result = {"status": "incorrect", "feedback": "max abs diff 0.5"}
+    d = decide(base(last_step="verifier", last_result=result, **lowered_design), CTX)
+    assert d.route == "designer" and d.feedback["kind"] == "incorrect"
+    assert "lowered from your sketches for k0" in d.feedback["text"] and "max abs diff 0.5" in d.feedback["text"]
+    # No round left: the emitted plan once, then the coder model writes code.
+    d = decide(base(last_step="verifier", last_result=result, designer_rounds=3, **lowered_design), CTX)
+    assert d.route == "coder" and d.updates["revisions"] == {} and d.feedback is None
+    d = decide(base(last_step="verifier", last_result=result, designer_rounds=3, lowered=True,
+                    **{**lowered_design, "candidate_origin": "lowered", "revisions": {}}), CTX)
+    assert d.route == "coder" and d.updates["implement"] == "code" and d.feedback["to"] == "coder"
+
+
+def test_a_revision_error_with_no_round_left_lowers_the_plan_as_it_stands():
+    err = {"message": "the sketch for k0: undeclared name 'q'", "line": 3, "column": 4, "kernels": ["k0"]}
+    plan = [{"name": "k0", "kind": "reduction", "sketch": "sketch k0 {\n}\n", "outputs": ["y"], "revised": False}]
+    d = decide(base(last_step="designer", sketch_error=err, designer_rounds=3, plan=plan), CTX)
+    assert d.route == "coder" and d.updates["implement"] == "lower" and d.updates["sketch"] == "sketch k0 {\n}\n"
+    d = decide(base(last_step="designer", sketch_error=err, designer_rounds=1, plan=plan), CTX)
+    assert d.route == "designer" and "did not validate or lower" in d.feedback["text"]
