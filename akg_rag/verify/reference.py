@@ -2,7 +2,9 @@
 
 Everything here runs in the judge process (trusted; no candidate code): loading the task and
 building ``Model`` under the weight seed, drawing each trial's inputs, computing the reference
-outputs, and timing the eager and ``torch.compile`` baselines before the candidate process starts.
+outputs (the random generators reseeded before every forward, as the candidate process does, so
+a forward that draws random numbers -- training-mode dropout -- draws the same ones on both
+sides), and timing the eager and ``torch.compile`` baselines before the candidate process starts.
 
 A failure of a step here is the task's (:class:`TaskProblem`) unless it is out of memory, which is
 the verifier's own (:class:`VerifierProblem`): neither is ever the candidate's fault.
@@ -16,7 +18,7 @@ import torch
 
 from akg_rag.verify.ops import OpRecorder
 from akg_rag.verify.options import VerifyOptions
-from akg_rag.verify.tensors import draw_inputs, fingerprint, oom_where, tensors_of, tree_map
+from akg_rag.verify.tensors import draw_inputs, fingerprint, oom_where, reseed, tensors_of, tree_map
 from akg_rag.verify.timing import Measurement, measure
 
 
@@ -119,6 +121,7 @@ class Reference:
         with torch.no_grad():
             for inputs in self.inputs(seed):
                 before = [fingerprint(t) for t in tensors_of(inputs)] if record else []
+                reseed(seed)     # as the candidate process does before its forward on these inputs
                 if record:
                     rec = OpRecorder()
                     with rec:
