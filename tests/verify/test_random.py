@@ -63,8 +63,9 @@ def test_reference_outputs_are_forwards_right_after_a_reseed():
 
 @pytest.fixture(scope="module")
 def verdicts(tmp_path_factory, cache_dir):
-    """The lowered C++ candidate (dropout kept as a torch call) and the lowered Triton one with
-    the draw replaced by the keep probability (run by the interpreter), verified side by side."""
+    """The lowered C++ candidate (dropout kept as a torch call), the lowered Triton one with the
+    draw replaced by the keep probability, and a hand-written Triton one calling F.dropout between
+    its kernels (both run by the interpreter), verified two at a time."""
     out = tmp_path_factory.mktemp("dropout")
     cpp, cpp_report = lower_task(TASK, "cpp", "cpu")
     tri, _ = lower_task(TASK, "triton", "cuda")   # run here by the Triton interpreter
@@ -78,13 +79,22 @@ def verdicts(tmp_path_factory, cache_dir):
         (out / f"{name}.py").write_text(source)
         jobs.append(make_job(str(TASK), str(out / f"{name}.py"), dsl="cpp" if name == "cpp" else "triton",
                              backend="cpu", options=dict(FAST, cache_dir=cache_dir)))
-    return dict(zip(files, LocalExecutor(jobs=2).map(jobs)))
+    names = list(files) + ["kept"]
+    jobs.append(make_job(str(TASK), str(HERE / "candidates" / "triton_dropout_kept.py"), dsl="triton",
+                         backend="cpu", options=dict(FAST, cache_dir=cache_dir)))
+    return dict(zip(names, LocalExecutor(jobs=2).map(jobs)))
 
 
 def test_lowered_cpp_candidate_keeping_torch_dropout_is_correct(verdicts):
     r = verdicts["cpp"]
     assert r.status == "correct", r.feedback + r.log
     assert r.partial and any("bernoulli" in op for op in r.partial_ops), r.partial_ops
+
+
+def test_candidate_calling_torch_dropout_between_its_kernels_is_correct(verdicts):
+    r = verdicts["kept"]
+    assert r.status == "correct", r.feedback + r.log
+    assert r.partial
 
 
 def test_candidate_that_skips_dropout_is_incorrect(verdicts):
