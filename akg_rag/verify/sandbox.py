@@ -65,7 +65,7 @@ class Sandbox:
             return (f"bwrap: user, pid, net, ipc, uts, mount namespaces; private /proc; system "
                     f"directories read-only, writable only the working directory and build cache; {who}")
         if self.level == "unshare":
-            who = f"uid {NOBODY} without capabilities" if self.uid is not None else "the caller's uid without capabilities"
+            who = (f"uid {NOBODY}" if self.uid is not None else "the caller's uid") + " without capabilities"
             spaces = "user, pid, net, ipc, uts, mount" if self.userns else "pid, net, ipc, uts, mount"
             tail = "" if self.userns else f" (no user namespace: {self.detail})"
             return (f"unshare: {spaces} namespaces; private /proc; system directories read-only, writable "
@@ -186,7 +186,7 @@ def choose(gpu: bool, start: str | None = None) -> Sandbox:
         return _chosen[(gpu, start)]
 
 
-def _candidates(levels: tuple[str, ...], refusals: list[str]) -> list[Sandbox]:
+def _candidates(levels: tuple[str, ...]) -> list[Sandbox]:
     """The sandboxes to probe, strongest first (root has more of them: it can change uid)."""
     root = os.getuid() == 0
     boxes = []
@@ -204,7 +204,7 @@ def _candidates(levels: tuple[str, ...], refusals: list[str]) -> list[Sandbox]:
 
 def _search(gpu: bool, levels: tuple[str, ...]) -> Sandbox:
     refusals: list[str] = []
-    for box in _candidates(levels, refusals):
+    for box in _candidates(levels):
         box.detail = "; ".join(refusals)
         why = _probe(box, gpu)
         if why is None:

@@ -56,6 +56,15 @@ def test_unshare_argv_makes_every_namespace_and_hands_the_layout_to_the_launcher
     assert sandbox.Sandbox("unshare", uid=sandbox.NOBODY).popen_kwargs() == {}
 
 
+def test_levels_are_tried_strongest_first_and_a_start_level_skips_the_stronger_ones():
+    boxes = [(b.level, b.userns) for b in sandbox._candidates(sandbox.LEVELS)]
+    if os.getuid() == 0:   # root may also drop its uid, with or without a user namespace
+        assert boxes == [("bwrap", True), ("unshare", True), ("unshare", False), ("uid", True)]
+    else:
+        assert boxes == [("bwrap", True), ("unshare", True)]
+    assert [b.level for b in sandbox._candidates(("uid", "none"))] == (["uid"] if os.getuid() == 0 else [])
+
+
 def test_unknown_isolation_level_is_a_config_error():
     from akg_rag.errors import ConfigError
 
