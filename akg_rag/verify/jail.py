@@ -85,9 +85,10 @@ def _restrict(path: str, attrs: int, recursive: bool) -> None:
         # a remount must keep the flags the kernel locked on the mount (in a user namespace)
         kept = sum(f for f, bit in ((MS_NOEXEC, os.ST_NOEXEC), (MS_NOSUID, os.ST_NOSUID),
                                     (MS_NODEV, os.ST_NODEV), (MS_RDONLY, os.ST_RDONLY)) if st.f_flag & bit)
-        flags = kept | (MS_RDONLY if attrs & MOUNT_ATTR_RDONLY else 0) | (MS_NOSUID if attrs & MOUNT_ATTR_NOSUID else 0) \
-            | (MS_NODEV if attrs & MOUNT_ATTR_NODEV else 0)
-        _mount(None, t, None, MS_REMOUNT | MS_BIND | flags)
+        for attr_bit, flag in ((MOUNT_ATTR_RDONLY, MS_RDONLY), (MOUNT_ATTR_NOSUID, MS_NOSUID),
+                               (MOUNT_ATTR_NODEV, MS_NODEV)):
+            kept |= flag if attrs & attr_bit else 0
+        _mount(None, t, None, MS_REMOUNT | MS_BIND | kept)
 
 
 def _mounts() -> list[str]:

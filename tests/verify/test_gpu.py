@@ -204,7 +204,8 @@ def check_unshare_sandbox_on_the_device() -> None:
             os.environ["AKG_RAG_ISOLATION"] = before
 
 
-CHECKS = [check_verify_times_and_profiles_on_the_device, check_unshare_sandbox_on_the_device, check_hostile_candidates_on_the_device,
+CHECKS = [check_verify_times_and_profiles_on_the_device, check_unshare_sandbox_on_the_device,
+          check_hostile_candidates_on_the_device,
           check_bench_command_on_the_device, check_cuda_c_seeds_at_full_shape, check_triton_seeds_at_full_shape]
 
 try:
