@@ -31,7 +31,8 @@ from akg_rag.verify.guards import dedupe, violation
 from akg_rag.verify.hooks import GuardError, Hooks
 from akg_rag.verify.ops import OpRecorder
 from akg_rag.verify.options import VerifyOptions
-from akg_rag.verify.tensors import draw_inputs, fingerprint, oom_where, storage_ptrs, tensors_of, tree_map
+from akg_rag.verify.tensors import (draw_inputs, fingerprint, oom_where, reseed, storage_ptrs, tensors_of,
+                                    tree_map)
 from akg_rag.verify.timing import Runs, capture_graph, graph_error_text, storages
 
 MAX_BLOCK_RUNS = 10_000     # runs per timed block (the judge's plans ask for 50 at most)
@@ -133,13 +134,15 @@ class CandidateSide:
         if self.device.type == "cuda":
             torch.cuda.synchronize(self.device)
 
-    def _guarded_call(self, inputs: list[Any], where: str, ref_mutates: bool) -> Any:
-        """One forward on freshly drawn ``inputs`` (no copy needed: they are this call's alone), with
-        launch counting and input checks. The previous output stays alive until this call returns,
-        so an equal storage pointer means the very same buffer came back, not a recycled block."""
+    def _guarded_call(self, inputs: list[Any], seed: int, where: str, ref_mutates: bool) -> Any:
+        """One forward on ``inputs`` freshly drawn from ``seed`` (no copy needed: they are this call's
+        alone), with the generators reseeded as the judge does for the reference, launch counting and
+        input checks. The previous output stays alive until this call returns, so an equal storage
+        pointer means the very same buffer came back, not a recycled block."""
         assert self.hooks is not None
         before = [fingerprint(t) for t in tensors_of(inputs)]
         launches, custom = self.hooks.launches, len(self.rec.custom)
+        reseed(seed)
         with torch.no_grad(), self.rec:
             out = self.model(*inputs)
         self._sync()
@@ -175,11 +178,12 @@ class CandidateSide:
         self.timing_inputs = self.timed = self.graph_timed = None
         self._free()
         sets = []
-        all_inputs = self._inputs(int(msg["seed"]))
+        seed = int(msg["seed"])
+        all_inputs = self._inputs(seed)
         for s in range(len(all_inputs)):
             self.phase(f"{tag}, input set {s}")
             inputs, all_inputs[s] = all_inputs[s], None
-            out = self._guarded_call(inputs, msg.get("where", tag) + f", input set {s}",
+            out = self._guarded_call(inputs, seed, msg.get("where", tag) + f", input set {s}",
                                      bool(msg.get("ref_mutates")))
             del inputs
             sets.append(self._write(out, tag, s))
@@ -195,6 +199,7 @@ class CandidateSide:
         classify = Classify()
         self.hooks.observer = classify
         try:
+            reseed(int(msg["seed"]))
             with torch.no_grad():
                 self.model(*tree_map(inputs, torch.clone))
             self._sync()
@@ -202,6 +207,7 @@ class CandidateSide:
             cin = self._inputs(int(msg["ablate_seed"]))[0]
             protected = storage_ptrs(cin) | storage_ptrs(list(self.model.parameters()) + list(self.model.buffers()))
             self.hooks.observer = Ablate(protected)
+            reseed(int(msg["ablate_seed"]))   # the judge's reference for this output was seeded alike
             try:
                 with torch.no_grad():
                     out = self.model(*cin)

@@ -1,7 +1,7 @@
-"""OS isolation of the candidate process: namespaces with bubblewrap, else an unprivileged uid.
+"""OS isolation of the candidate process: namespaces (bubblewrap or util-linux unshare), else a uid.
 
-Three levels, the strongest the OS grants, chosen once per process by a probe that starts a real
-sandboxed ``python -c "import torch"``:
+Four levels, the strongest the OS grants, chosen once per process by a probe that starts a real
+sandboxed ``python -c "import torch"`` (on a GPU, one that also runs a CUDA operation):
 
 * ``bwrap``: bubblewrap with new user, PID, network, IPC, UTS and mount namespaces, a private
   ``/proc`` and a filesystem made of the system directories (``/usr``, ``/etc`` without its secret
@@ -9,19 +9,26 @@ sandboxed ``python -c "import torch"``:
   ``/dev/shm``; writable only the working directory and the candidate's build cache; CUDA devices
   (``/dev/nvidia*``) bound in when a GPU is used. Started as root, the candidate is uid 65534 inside
   with no capabilities. ``/root``, ``/home``, the caller's checkout and its data are not there.
+* ``unshare``: the same namespaces and the same filesystem (:mod:`akg_rag.verify.layout`), made by
+  util-linux ``unshare`` and our launcher (:mod:`akg_rag.verify.jail`), for hosts without bubblewrap.
+  Started as root, the candidate runs as uid/gid 65534 on the host with no groups, inside a user
+  namespace of its own, with ``no_new_privs``. Where user namespaces are refused to an unprivileged
+  uid, a root caller still gets every other namespace and uid 65534 (said in ``isolation``).
 * ``uid``: started as root where namespaces are refused: the child drops to uid/gid 65534 with no
   supplementary groups. It cannot read root's files, ``/proc/<pid>/environ`` of root processes, or
   write outside world-writable directories, its working directory and its build cache.
 * ``none``: neither is possible (an unprivileged user without user namespaces): only the verifier's
   guards stand between the candidate and the user's files.
 
-Falling back below ``bwrap`` is said once per process, loudly (stderr and ``logging``), and every
-result records the level in ``VerifyResult.isolation``.
+``AKG_RAG_ISOLATION=unshare`` (or ``uid``, ``none``) starts the search at that level instead of
+``bwrap``: to exercise a weaker level where a stronger one exists (the tests do). Falling back below
+the namespace levels is said once per process, loudly (stderr and ``logging``), and every result
+records the level in ``VerifyResult.isolation``.
 """
 
 from __future__ import annotations
 
-import glob
+import json
 import logging
 import os
 import shutil
@@ -33,8 +40,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from akg_rag.verify.layout import bwrap_args, layout
+
 NOBODY = 65534
 PROBE_TIMEOUT_S = 120.0
+LEVELS = ("bwrap", "unshare", "uid", "none")     # strongest first
+JAIL = str(Path(__file__).with_name("jail.py"))  # the unshare level's launcher, run as a script
 _log = logging.getLogger("akg_rag.verify.sandbox")
 
 
@@ -42,9 +53,10 @@ _log = logging.getLogger("akg_rag.verify.sandbox")
 class Sandbox:
     """How to start one candidate process: an argv prefix, a pre-exec hook, a description."""
 
-    level: str                                   # "bwrap", "uid" or "none"
+    level: str                                   # one of LEVELS
     uid: int | None = None                       # uid the candidate runs as outside, when changed
     detail: str = ""                             # why this level (the refusal of the stronger ones)
+    userns: bool = True                          # unshare: the candidate gets a user namespace
 
     def describe(self) -> str:
         """One line for ``VerifyResult.isolation``."""
@@ -52,15 +64,23 @@ class Sandbox:
             who = f"uid {NOBODY} without capabilities" if os.getuid() == 0 else "the caller's uid"
             return (f"bwrap: user, pid, net, ipc, uts, mount namespaces; private /proc; system "
                     f"directories read-only, writable only the working directory and build cache; {who}")
+        if self.level == "unshare":
+            who = (f"uid {NOBODY}" if self.uid is not None else "the caller's uid") + " without capabilities"
+            spaces = "user, pid, net, ipc, uts, mount" if self.userns else "pid, net, ipc, uts, mount"
+            tail = "" if self.userns else f" (no user namespace: {self.detail})"
+            return (f"unshare: {spaces} namespaces; private /proc; system directories read-only, writable "
+                    f"only the working directory and build cache; {who}{tail}")
         if self.level == "uid":
             return f"uid {NOBODY}: unprivileged user, no namespaces ({self.detail})"
         return f"none: guards only, no OS isolation ({self.detail})"
 
     def command(self, argv: list[str], *, writable: list[Path], cwd: Path, gpu: bool) -> list[str]:
-        """``argv`` wrapped for this level (unchanged except for ``bwrap``)."""
-        if self.level != "bwrap":
-            return list(argv)
-        return bwrap_argv(writable=writable, cwd=cwd, gpu=gpu) + list(argv)
+        """``argv`` wrapped for this level (unchanged at ``uid`` and ``none``)."""
+        if self.level == "bwrap":
+            return bwrap_argv(writable=writable, cwd=cwd, gpu=gpu) + list(argv)
+        if self.level == "unshare":
+            return unshare_argv(writable=writable, cwd=cwd, gpu=gpu, uid=self.uid, userns=self.userns) + list(argv)
+        return list(argv)
 
     def popen_kwargs(self) -> dict[str, Any]:
         """Extra ``subprocess.Popen`` arguments: drop to ``nobody`` (no groups) at the ``uid`` level.
@@ -68,8 +88,8 @@ class Sandbox:
         Popen's own ``user``/``group`` switch runs in C between fork and exec, so it is safe in a
         parent with threads (executors run verifications from a thread pool).
         """
-        if self.uid is None:
-            return {}
+        if self.uid is None or self.level != "uid":
+            return {}   # unshare drops the uid itself, after building the root as root
         return {"user": self.uid, "group": self.uid, "extra_groups": []}
 
     def grant(self, paths: list[Path]) -> None:
@@ -86,29 +106,6 @@ class Sandbox:
                         pass
 
 
-def _readable_roots() -> list[str]:
-    """Directories outside the system ones that the child must read: Python, site-packages, akg_rag."""
-    import akg_rag
-
-    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.path.realpath(sys.executable)),
-             os.path.dirname(os.path.abspath(akg_rag.__file__))}
-    roots.update(p for p in sys.path if p and os.path.isdir(p) and p.rstrip("/").endswith(
-        ("site-packages", "dist-packages", "lib-dynload")) or p.rstrip("/").endswith(
-        f"python{sys.version_info[0]}.{sys.version_info[1]}"))
-    for var in ("CUDA_HOME", "CUDA_PATH"):
-        if os.environ.get(var):
-            roots.add(os.environ[var])
-    found = sorted(r for r in {os.path.realpath(r) for r in roots} if os.path.isdir(r))
-    return [r for r in found if not any(r.startswith(o.rstrip("/") + "/") for o in found if o != r)]
-
-
-# System directories the child sees read-only; everything else (/root, /home, /work, /srv, /mnt,
-# /var, /tmp, the caller's checkout) is absent. Files that hold secrets inside them are masked.
-SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/sys")
-MASKED = ("/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-", "/etc/ssh", "/etc/ssl/private",
-          "/etc/sudoers", "/etc/sudoers.d")
-
-
 def bwrap_argv(*, writable: list[Path], cwd: Path, gpu: bool) -> list[str]:
     """The bubblewrap command line that precedes the child's argv."""
     exe = shutil.which("bwrap") or "bwrap"
@@ -117,30 +114,29 @@ def bwrap_argv(*, writable: list[Path], cwd: Path, gpu: bool) -> list[str]:
     if os.getuid() == 0:
         # inside: uid 65534 with no capabilities; outside it stays root, but sees only the binds below
         args += ["--uid", str(NOBODY), "--gid", str(NOBODY)]
-    for d in SYSTEM:
-        if os.path.islink(d):
-            args += ["--symlink", os.readlink(d), d]
-        elif os.path.isdir(d):
-            args += ["--ro-bind", d, d]
-    for m in MASKED:
-        if os.path.isdir(m) and not os.path.islink(m):
-            args += ["--tmpfs", m]
-        elif os.path.isfile(m):
-            args += ["--ro-bind", "/dev/null", m]
-    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/dev/shm"]
-    if gpu:
-        for dev in sorted(glob.glob("/dev/nvidia*")):
-            args += ["--dev-bind", dev, dev]
-    for root in _readable_roots():
-        if not root.startswith(tuple(d + "/" for d in SYSTEM)):
-            args += ["--ro-bind", root, root]
-    for w in writable:
-        args += ["--bind", str(w), str(w)]
+    args += bwrap_args(layout(writable=writable, gpu=gpu))
     args += ["--chdir", str(cwd), "--setenv", "HOME", str(cwd), "--setenv", "TMPDIR", "/tmp"]
     return args
 
 
-_chosen: dict[bool, Sandbox] = {}
+def unshare_argv(*, writable: list[Path], cwd: Path, gpu: bool, uid: int | None, userns: bool) -> list[str]:
+    """The ``unshare`` + launcher command line that precedes the child's argv.
+
+    As root, ``unshare`` makes the namespaces with the host's privileges and the launcher drops to
+    ``uid`` after building the root; otherwise a user namespace (the caller as its root) lets the
+    launcher mount, and the candidate gets a nested one where it is the caller's uid again.
+    """
+    exe = shutil.which("unshare") or "unshare"
+    args = [exe, "--pid", "--fork", "--kill-child", "--mount", "--net", "--ipc", "--uts"]
+    if os.getuid() != 0:
+        args += ["--user", "--map-root-user"]
+    spec = {"cwd": str(cwd), "uid": uid, "userns": userns, "inner_uid": NOBODY if uid is not None else os.getuid(),
+            "env": {"HOME": str(cwd), "TMPDIR": "/tmp"},
+            "steps": [m.to_json() for m in layout(writable=writable, gpu=gpu)]}
+    return args + [sys.executable, "-I", JAIL, json.dumps(spec), "--"]
+
+
+_chosen: dict[tuple[bool, str], Sandbox] = {}
 _lock = threading.Lock()
 
 
@@ -148,12 +144,16 @@ def _probe(box: Sandbox, gpu: bool) -> str | None:
     """None when ``box`` starts Python with torch; else the reason it does not."""
     if box.level == "bwrap" and shutil.which("bwrap") is None:
         return "bubblewrap (bwrap) is not installed"
+    if box.level == "unshare" and shutil.which("unshare") is None:
+        return "util-linux unshare is not installed"
     work = Path(tempfile.mkdtemp(prefix="akg-probe-"))
     try:
         box.grant([work])
         code = "import torch, akg_rag.verify.guards; open('probe.ok', 'w').write('1')"
         if gpu:
-            code += "; assert torch.cuda.is_available(), 'CUDA is not visible inside the sandbox'"
+            # a real CUDA operation: the device nodes, the driver's libraries and /proc must all work
+            code += ("; assert torch.cuda.is_available(), 'CUDA is not visible inside the sandbox'"
+                     "; assert torch.ones(2, device='cuda').sum().item() == 2")
         argv = box.command([sys.executable, "-P", "-c", code], writable=[work], cwd=work, gpu=gpu)
         from akg_rag.verify.env import package_root
 
@@ -172,36 +172,56 @@ def _probe(box: Sandbox, gpu: bool) -> str | None:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def choose(gpu: bool) -> Sandbox:
-    """The strongest sandbox this machine grants (probed once per process and per GPU use)."""
+def choose(gpu: bool, start: str | None = None) -> Sandbox:
+    """The strongest sandbox this machine grants, from ``start`` down (default: ``$AKG_RAG_ISOLATION``,
+    else ``bwrap``); probed once per process, per GPU use and per start level."""
+    start = start or os.environ.get("AKG_RAG_ISOLATION") or LEVELS[0]
+    if start not in LEVELS:
+        from akg_rag.errors import ConfigError
+
+        raise ConfigError(f"unknown isolation level {start!r} (AKG_RAG_ISOLATION); allowed: {', '.join(LEVELS)}")
     with _lock:
-        if gpu in _chosen:
-            return _chosen[gpu]
-        root = os.getuid() == 0
-        refusals = []
-        box = Sandbox("bwrap", uid=None)
+        if (gpu, start) not in _chosen:
+            _chosen[(gpu, start)] = _search(gpu, LEVELS[LEVELS.index(start):])
+        return _chosen[(gpu, start)]
+
+
+def _candidates(levels: tuple[str, ...]) -> list[Sandbox]:
+    """The sandboxes to probe, strongest first (root has more of them: it can change uid)."""
+    root = os.getuid() == 0
+    boxes = []
+    for level in levels:
+        if level == "bwrap":
+            boxes.append(Sandbox("bwrap"))
+        elif level == "unshare":
+            boxes.append(Sandbox("unshare", uid=NOBODY if root else None))
+            if root:    # user namespaces refused to uid 65534: every other namespace still holds
+                boxes.append(Sandbox("unshare", uid=NOBODY, userns=False))
+        elif level == "uid" and root:
+            boxes.append(Sandbox("uid", uid=NOBODY))
+    return boxes
+
+
+def _search(gpu: bool, levels: tuple[str, ...]) -> Sandbox:
+    refusals: list[str] = []
+    for box in _candidates(levels):
+        box.detail = "; ".join(refusals)
         why = _probe(box, gpu)
         if why is None:
-            _chosen[gpu] = box
-            return box
-        refusals.append(f"bwrap refused: {why}")
-        if root:
-            box = Sandbox("uid", uid=NOBODY, detail="; ".join(refusals))
-            why = _probe(box, gpu)
-            if why is None:
+            if box.level in ("uid", "none"):
                 _warn(box)
-                _chosen[gpu] = box
-                return box
-            refusals.append(f"uid {NOBODY} refused: {why}")
-        box = Sandbox("none", detail="; ".join(refusals))
-        _warn(box)
-        _chosen[gpu] = box
-        return box
+            return box
+        what = box.level if box.userns else f"{box.level} without a user namespace"
+        refusals.append(f"{what} refused: {why}")
+    box = Sandbox("none", detail="; ".join(refusals) or "asked for (AKG_RAG_ISOLATION=none)")
+    _warn(box)
+    return box
 
 
 def _warn(box: Sandbox) -> None:
     """Say once, loudly, that candidates run with less isolation than intended."""
     text = ("akg-rag verifier: WARNING: candidate processes are NOT in namespaces; isolation: "
-            f"{box.describe()}. Install bubblewrap and allow user namespaces for full isolation.")
+            f"{box.describe()}. Install bubblewrap (or util-linux unshare) and allow namespaces for full "
+            "isolation.")
     print(text, file=sys.stderr, flush=True)
     _log.warning(text)

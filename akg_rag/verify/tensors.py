@@ -2,7 +2,9 @@
 
 Inputs are drawn on the device when the task's ``get_inputs`` allows it (``torch.device`` as the
 default factory device), else on the host and moved; both processes run the same code with the same
-seed, so they draw the same numbers without a copy crossing between them. Fingerprints stand in for
+seed, so they draw the same numbers without a copy crossing between them. Before every forward
+whose outputs are compared, both reseed the random generators (:func:`reseed`), so a forward that
+draws random numbers (training-mode dropout) draws the same ones on both sides. Fingerprints stand in for
 bitwise copies of huge tensors: two 64-bit sums over 32-bit words, one of them position-weighted,
 computed in chunks on the tensor's own device.
 """
@@ -15,6 +17,9 @@ import torch
 
 CHUNK_ELEMS = 1 << 25       # 32 Mi elements per chunk: 256 MiB as float64 temporaries
 WEIGHT_MOD = 65521          # largest prime below 2**16: position weights 1..65521
+# Added to an input seed to seed the forward after it: keeps the forward's random numbers apart from
+# the stream that drew the inputs (trial seeds are consecutive, fresh ones 48-bit random).
+FORWARD_SEED_OFFSET = 0x5EED << 48
 
 
 def tree_map(x: Any, fn: Callable[[torch.Tensor], Any]) -> Any:
@@ -46,6 +51,23 @@ def draw_inputs(input_sets: Callable[[], list[list[Any]]], seed: int, device: to
         except Exception:  # noqa: BLE001 - numpy or an explicit host device: draw on the host
             torch.manual_seed(seed)
     return [tree_map(s, lambda t: t.to(device)) for s in input_sets()]
+
+
+def forward_seed(draw_seed: int) -> int:
+    """The generator seed for a forward on the inputs drawn from ``draw_seed`` (a 63-bit value)."""
+    return (draw_seed + FORWARD_SEED_OFFSET) % (1 << 63)
+
+
+def reseed(draw_seed: int) -> None:
+    """Seed the CPU and every CUDA generator for a forward on the inputs drawn from ``draw_seed``.
+
+    Called immediately before each compared forward, by the judge for the reference and by the
+    candidate process for the candidate, so both start from the same generator state whatever the
+    earlier calls consumed; a torch ``dropout`` kept in a candidate then draws the reference's mask.
+    """
+    seed = forward_seed(draw_seed)
+    torch.manual_seed(seed)            # the CPU generator (and, through it, CUDA's)
+    torch.cuda.manual_seed_all(seed)   # every CUDA device's generator, said outright; lazy until CUDA starts
 
 
 def words(t: torch.Tensor) -> torch.Tensor:

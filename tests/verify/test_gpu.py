@@ -135,7 +135,77 @@ def check_hostile_candidates_on_the_device() -> None:
     assert not wrong, "\n".join(wrong)
 
 
-CHECKS = [check_verify_times_and_profiles_on_the_device, check_hostile_candidates_on_the_device,
+def _escape_candidate(tmp: Path) -> tuple[Path, Path, Path, int, object]:
+    """rt_escape_os.py with its placeholders filled: a world-readable secret, a path outside the
+    working directory, and a listener on the host's loopback (returned open, to be closed)."""
+    import socket
+
+    secret, planted = tmp / "secret.txt", tmp / "planted.txt"
+    secret.write_text("HOSTSECRET-gpu")
+    secret.chmod(0o644)
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    listener.setblocking(False)
+    port = listener.getsockname()[1]
+    source = (HERE / "candidates" / "rt_escape_os.py").read_text().replace("@SECRET_FILE@", str(secret)) \
+        .replace("@OUTSIDE@", str(planted)).replace("@PORT@", str(port))
+    cand = tmp / "escape.py"
+    cand.write_text(source)
+    return cand, secret, planted, port, listener
+
+
+def check_unshare_sandbox_on_the_device() -> None:
+    """The unshare level (the H200 box has util-linux unshare, no bubblewrap, and runs as root):
+    Triton and CUDA-C candidates open the GPU inside it (device nodes, driver libraries, /tmp and the
+    build cache), a forward with dropout kept as a torch call matches on the CUDA generator, and the
+    OS-level escapes still fail."""
+    from akg_rag.verify import VerifyOptions, sandbox, verify
+    from akg_rag.verify.executor import LocalExecutor, make_job
+
+    box = sandbox.choose(gpu=True, start="unshare")
+    assert box.level == "unshare", box.describe()
+    before = os.environ.get("AKG_RAG_ISOLATION")
+    os.environ["AKG_RAG_ISOLATION"] = "unshare"      # verify() (and the executor's workers) start there
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            cand, secret, planted, port, listener = _escape_candidate(Path(tmp))
+            jobs = [
+                make_job(str(HERE / "tasks" / "rowscale.py"), str(HERE / "candidates" / "triton_correct.py"),
+                         dsl="triton", backend="cuda", options=dict(FAST, runs=5)),
+                make_job(str(KERNELS / "relu" / "task.py"), str(KERNELS / "relu" / "cuda_c_cuda.py"),
+                         dsl="cuda_c", backend="cuda", options=dict(FAST, timing=False)),
+                make_job(str(HERE / "tasks" / "tanh_dropout.py"), str(HERE / "candidates" / "triton_dropout_kept.py"),
+                         dsl="triton", backend="cuda", options=dict(FAST, trials=3, timing=False)),
+            ]
+            results = LocalExecutor(jobs=1).map(jobs)
+            for r in results:
+                assert r.status == "correct", f"{r.candidate}: {r.status}: {r.feedback[:500]}\n{r.log[-1500:]}"
+                assert r.isolation.startswith("unshare"), r.isolation
+            assert results[0].timings is not None and results[0].timings.method == "cuda_event"
+            assert results[2].partial                            # dropout stayed a torch call
+            r = verify(HERE / "tasks" / "rowscale.py", cand, dsl="triton", backend="cuda",
+                       options=VerifyOptions(trials=1, timing=False, static_guards=False, timeout_s=300.0))
+            try:
+                listener.accept()
+                reached = True
+            except BlockingIOError:
+                reached = False
+            listener.close()
+            escape = [ln for ln in r.log.splitlines() if ln.startswith("ESCAPE ")]
+            assert r.status == "correct" and escape, r.feedback + r.log
+            got = json.loads(escape[0][len("ESCAPE "):])
+            assert got["environ_hits"] == 0 and got["host_file"] is None and not got["connected"], got
+            assert not got["planted"] and not planted.exists() and not reached
+    finally:
+        if before is None:
+            os.environ.pop("AKG_RAG_ISOLATION", None)
+        else:
+            os.environ["AKG_RAG_ISOLATION"] = before
+
+
+CHECKS = [check_verify_times_and_profiles_on_the_device, check_unshare_sandbox_on_the_device,
+          check_hostile_candidates_on_the_device,
           check_bench_command_on_the_device, check_cuda_c_seeds_at_full_shape, check_triton_seeds_at_full_shape]
 
 try:

@@ -39,20 +39,56 @@ def test_bwrap_argv_shows_no_host_data_and_binds_only_the_work_dirs(tmp_path):
     assert binds == [str(tmp_path)]
     ro = [argv[i + 1] for i, a in enumerate(argv) if a == "--ro-bind"]
     assert "/" not in ro and "/root" not in ro and "/home" not in ro and "/work" not in ro
-    assert ["--ro-bind", "/dev/null", "/etc/shadow"] == argv[argv.index("/etc/shadow") - 2:argv.index("/etc/shadow") + 1] \
+    at = argv.index("/etc/shadow") if "/etc/shadow" in argv else 0
+    assert ["--ro-bind", "/dev/null", "/etc/shadow"] == argv[at - 2:at + 1] \
         or not os.path.exists("/etc/shadow")
+
+
+def test_unshare_argv_makes_every_namespace_and_hands_the_layout_to_the_launcher(tmp_path):
+    argv = sandbox.unshare_argv(writable=[tmp_path], cwd=tmp_path, gpu=False, uid=sandbox.NOBODY, userns=True)
+    for flag in ("--pid", "--fork", "--kill-child", "--mount", "--net", "--ipc", "--uts"):
+        assert flag in argv
+    assert argv[-1] == "--" and argv[-3] == sandbox.JAIL and argv[-4] == "-I"
+    spec = json.loads(argv[-2])
+    assert spec["cwd"] == str(tmp_path) and spec["uid"] == sandbox.NOBODY and spec["inner_uid"] == sandbox.NOBODY
+    assert [s["dest"] for s in spec["steps"] if s["kind"] == "rw"] == [str(tmp_path)]
+    assert {"kind": "proc", "dest": "/proc", "src": ""} in spec["steps"]
+    # root builds the root itself and drops the uid in the launcher, never through Popen
+    assert sandbox.Sandbox("unshare", uid=sandbox.NOBODY).popen_kwargs() == {}
+
+
+def test_levels_are_tried_strongest_first_and_a_start_level_skips_the_stronger_ones():
+    boxes = [(b.level, b.userns) for b in sandbox._candidates(sandbox.LEVELS)]
+    if os.getuid() == 0:   # root may also drop its uid, with or without a user namespace
+        assert boxes == [("bwrap", True), ("unshare", True), ("unshare", False), ("uid", True)]
+    else:
+        assert boxes == [("bwrap", True), ("unshare", True)]
+    assert [b.level for b in sandbox._candidates(("uid", "none"))] == (["uid"] if os.getuid() == 0 else [])
+
+
+def test_unknown_isolation_level_is_a_config_error():
+    from akg_rag.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="allowed: bwrap, unshare, uid, none"):
+        sandbox.choose(gpu=False, start="chroot")
 
 
 def test_levels_describe_themselves():
     assert sandbox.Sandbox("bwrap").describe().startswith("bwrap: user, pid, net")
+    assert sandbox.Sandbox("unshare", uid=sandbox.NOBODY).describe().startswith("unshare: user, pid, net")
+    assert "no user namespace" in sandbox.Sandbox("unshare", uid=sandbox.NOBODY, userns=False, detail="x").describe()
     assert "guards only" in sandbox.Sandbox("none", detail="no bwrap").describe()
     assert sandbox.Sandbox("uid", uid=sandbox.NOBODY).popen_kwargs() == {
         "user": sandbox.NOBODY, "group": sandbox.NOBODY, "extra_groups": []}
 
 
-@pytest.mark.skipif(sandbox.choose(gpu=False).level != "bwrap",
-                    reason=f"namespaces refused here: {sandbox.choose(gpu=False).describe()}")
-def test_credentials_host_files_and_network_are_out_of_reach(tmp_path):
+@pytest.mark.parametrize("level", ["bwrap", "unshare"])
+def test_credentials_host_files_and_network_are_out_of_reach(tmp_path, level):
+    """At each namespace level this machine grants: the parent's /proc, a world-readable host file,
+    a file outside the working directory and a listener on the host's loopback are out of reach."""
+    got_level = sandbox.choose(gpu=False, start=level)
+    if got_level.level != level:
+        pytest.skip(f"{level} refused here: {got_level.describe()}")
     secret = tmp_path / "secret.txt"
     secret.write_text("HOSTSECRET-7f3a")
     secret.chmod(0o644)                       # world-readable: only the mount namespace hides it
@@ -66,13 +102,13 @@ def test_credentials_host_files_and_network_are_out_of_reach(tmp_path):
         .replace("@OUTSIDE@", str(planted)).replace("@PORT@", str(port))
     cand = tmp_path / "cand.py"
     cand.write_text(source)
-    env = dict(os.environ, OPENAI_API_KEY="sk-akg-test-0123456789", PYTHONPATH=str(ROOT))
+    env = dict(os.environ, OPENAI_API_KEY="sk-akg-test-0123456789", PYTHONPATH=str(ROOT), AKG_RAG_ISOLATION=level)
     done = subprocess.run([sys.executable, "-c", DRIVER, str(HERE / "tasks" / "rowscale.py"), str(cand)],
                           env=env, capture_output=True, text=True, timeout=300)
     line = [ln for ln in done.stdout.splitlines() if ln.startswith("RESULT ")]
     assert line, done.stdout[-2000:] + done.stderr[-2000:]
     result = json.loads(line[0][len("RESULT "):])
-    assert result["isolation"].startswith("bwrap")
+    assert result["isolation"].startswith(level)
     escape = [ln for ln in result["log"].splitlines() if ln.startswith("ESCAPE ")]
     assert escape, result["log"]
     got = json.loads(escape[0][len("ESCAPE "):])

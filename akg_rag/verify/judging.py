@@ -1,0 +1,256 @@
+"""Judging one candidate: the judge's side of the protocol, from the baselines to the verdict dict.
+
+:class:`Judge` drives the candidate process over the channel (:mod:`akg_rag.verify.protocol` is
+the other side): correctness trials, attribution, interleaved timing, the fresh-input check and the
+guard report; the reference model lives in :mod:`akg_rag.verify.reference`, answers are checked by
+:mod:`akg_rag.verify.answer` and the verdict dict is put together by :mod:`akg_rag.verify.verdict`.
+The process around it (pipes, key, sealing) is :mod:`akg_rag.verify.judge`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Callable
+
+import torch
+
+from akg_rag.verify import paired, wallclock
+from akg_rag.verify import verdict as verdicts
+from akg_rag.verify.answer import compare_answer
+from akg_rag.verify.channel import Channel, ChannelClosed, ProtocolError
+from akg_rag.verify.compare import as_tensor_list, describe
+from akg_rag.verify.guards import dedupe, violation
+from akg_rag.verify.ops import coverage
+from akg_rag.verify.options import VerifyOptions
+from akg_rag.verify.reference import Reference
+from akg_rag.verify.roofline import peak_for
+from akg_rag.verify.tensors import content_print, is_constant
+
+
+class CandidateGone(Exception):
+    """The candidate process closed the channel (exited, crashed or was killed)."""
+
+
+class Judge:
+    """One verification's trusted side; :meth:`run` returns the verdict dict."""
+
+    def __init__(self, job: dict[str, Any], phase: Callable[[str], None], start_candidate: Callable[[], None],
+                 chan: Channel) -> None:
+        self.job = job
+        self._phase = phase
+        self._phase_text = "starting"
+        self.start_candidate = start_candidate
+        self.chan = chan
+        self.opts = VerifyOptions.from_dict(job["options"])
+        self.dsl: str = job["dsl"]
+        self.backend: str = job["backend"]
+        self.out_dir = Path(job["out_dir"])
+        self.interpreted = self.dsl == "triton" and self.backend == "cpu"
+        self.violations: list[dict[str, str]] = []
+        self.notes: list[str] = []
+        self.report: dict[str, Any] = {}
+        self.ref = Reference(job, self.opts, self.notes)
+        self.eager = self.cand = self.eager_isolated = None
+        self.paired: paired.Paired | None = None
+        self.n_sets = 0
+
+    def phase(self, text: str) -> None:
+        self._phase_text = text
+        self._phase(text)
+
+    # -- talking to the candidate ------------------------------------------------------------
+    def _ask(self, msg: dict[str, Any], expect: str) -> dict[str, Any]:
+        """Send a command, return the answer; a failure report ends the run (raised as _Failed)."""
+        try:
+            self.chan.send(msg)
+            answer = self.chan.recv()
+        except ChannelClosed as e:
+            raise CandidateGone(str(e)) from None
+        if answer["op"] == "failed":
+            raise _Failed(answer)
+        if answer["op"] != expect:
+            raise ProtocolError(f"expected {expect!r}, got {answer['op']!r}")
+        return answer
+
+    def _compare(self, expected: Any, answer: dict[str, Any], s: int) -> dict[str, Any] | None:
+        """Compare the reference output of input set ``s`` with the candidate's files."""
+        return compare_answer(expected, answer, s, self.out_dir, self.opts.atol, self.opts.rtol, self.ref.step)
+
+    def _correctness(self) -> dict[str, Any] | None:
+        for t in range(self.opts.trials):
+            seed = self.opts.seed + 1 + t
+            self.phase(f"reference, trial {t}")
+            expected = self.ref.step(f"computing the reference of trial {t}", lambda: self.ref.outputs(seed, t == 0))
+            self.phase(f"waiting for the candidate: correctness trial {t}")
+            answer = self._ask({"op": "run", "seed": seed, "tag": f"t{t}", "where": f"trial {t}",
+                                "ref_mutates": self.ref.mutates}, "outputs")
+            self.n_sets = len(expected)
+            for s, exp in enumerate(expected):
+                m = self._compare(exp, answer, s)
+                if m is not None:
+                    m.update(trial=t, input_set=s)
+                    return m
+            del expected
+            self.ref.free()
+        return None
+
+    def _attribution(self) -> None:
+        """Guards ``no_work`` and ``torch_fallback`` from the candidate's launch observers."""
+        self.phase("attribution")
+        seed = int.from_bytes(os.urandom(6), "little")
+        inputs: list = []
+        expected = self.ref.step("computing the reference for attribution",
+                                 lambda: self.ref.outputs(seed, prints=inputs)[:1])
+        answer = self._ask({"op": "attribute", "seed": self.opts.seed + 1, "ablate_seed": seed}, "attribution")
+        launches, trivial = int(answer.get("launches") or 0), int(answer.get("trivial") or 0)
+        # a task that is itself a copy or a fill on its inputs (a ReLU of non-negative inputs, a
+        # ReLU of all-negative values): a correct kernel only copies or fills there too, so the
+        # launch classifier has no evidence; the ablation below still catches a kernel that does
+        # nothing
+        outs = as_tensor_list(expected[0]) or []
+        trivial_task = all(is_constant(e) or content_print(e) in inputs for e in outs)
+        if self.ref.ops and launches and trivial >= launches and not trivial_task:
+            examples = "; ".join(str(x)[:120] for x in (answer.get("examples") or [])[:3])
+            self.violations.append(violation(
+                "no_work", f"all {launches} kernel launch(es) of a forward only copy, fill or leave data "
+                f"unchanged ({examples}); torch computes the result"))
+        if launches and self._compare(expected[0], answer, 0) is None:
+            self.violations.append(violation(
+                "torch_fallback", "the output still matches the reference with every kernel launch skipped "
+                "and its results poisoned: torch computes the result, not the kernel"))
+        del expected
+        self.ref.free()
+
+    def _timing(self) -> None:
+        """Eager (here) and the candidate (over the channel) interleaved under the timing lock; the
+        candidate's claims checked against the judge's clock (:mod:`akg_rag.verify.paired`)."""
+        if not self.opts.timing:
+            return
+        self.phase("waiting for the candidate: timing warm-up")
+        self._ask({"op": "warm", "seed": self.opts.seed + 1}, "warm")
+        self.phase("timing: eager and the candidate interleaved")
+        inputs = self.ref.inputs(self.opts.seed + 1)[0]
+        eager = None if self.interpreted or self.eager is None else (lambda: self.ref.model(*inputs))
+        self.paired = paired.time_pair(eager, self._ask, self.device, warmup=self.opts.warmup,
+                                       runs=self.opts.runs, budget_s=2 * self.opts.timing_budget_s,
+                                       lock_path=self.opts.timing_lock, interpreted=self.interpreted)
+        del inputs, eager
+        self.ref.free()
+        self.cand = self.paired.candidate
+        if self.paired.comparison is not None:
+            # the eager figure from before the candidate started stays on record as eager_isolated_ms
+            self.eager_isolated, self.eager = self.eager, self.paired.comparison.baseline
+        if self.paired.mismatch:
+            self.violations.append(violation("timing_mismatch", self.paired.mismatch))
+        if self.opts.profile and not self.interpreted:
+            self.kernel_profile = list(self._ask({"op": "profile"}, "profile").get("rows") or [])[:50]
+
+    def _fresh_check(self) -> None:
+        self.phase("fresh-input check")
+        seed = int.from_bytes(os.urandom(6), "little")
+        expected = self.ref.step("computing the reference on fresh inputs", lambda: self.ref.outputs(seed))
+        answer = self._ask({"op": "run", "seed": seed, "tag": "fresh", "where": "fresh inputs",
+                            "ref_mutates": self.ref.mutates}, "outputs")
+        for s, exp in enumerate(expected):
+            m = self._compare(exp, answer, s)
+            if m is not None:
+                m["input_set"] = s
+                self.violations.append(violation(
+                    "cached_output", "correct on the checked trials but wrong on fresh inputs after "
+                    f"timing: {describe(m)}"))
+                return
+
+    # -- the whole run -----------------------------------------------------------------------
+    def prepare(self) -> None:
+        """Steps 1-2: everything before the candidate process may start."""
+        self.phase("loading task")
+        self.ref.open()
+        self.device = self.ref.device
+        self.phase("timing baselines")
+        self.ref.step("timing the reference", self.ref.baselines)
+        self.eager = self.ref.eager
+
+    def run(self) -> dict[str, Any]:
+        """Steps 3-5; returns the verdict dict."""
+        self.prepare()
+        self.phase("starting the candidate process")
+        self.start_candidate()
+        mismatch = None
+        try:
+            self.phase("waiting for the candidate: setup")
+            try:
+                ready = self.chan.recv()
+            except ChannelClosed as e:
+                raise CandidateGone(str(e)) from None
+            if ready["op"] == "failed":
+                raise _Failed(ready)
+            mismatch = self._correctness()
+            if mismatch is None:
+                self._attribution()
+            if mismatch is None and not self.violations:
+                self._timing()
+                self._fresh_check()
+            self.phase("waiting for the candidate: guard report")
+            self.report = self._ask({"op": "finish"}, "report")
+            try:
+                self.chan.send({"op": "exit"})
+            except ChannelClosed:
+                pass
+        except _Failed as f:
+            return verdicts.from_failure(f.report, self.violations, self.notes)
+        except CandidateGone:
+            return self._base("candidate_gone", f"the candidate process ended while {self._phase_text}")
+        except ProtocolError as e:
+            return self._base("guard_violation", f"protocol: {e}", violations=[violation(
+                "forged_result", f"the candidate process answered outside the protocol: {e}")])
+        return self._verdict(mismatch)
+
+    def _verdict(self, mismatch: dict[str, Any] | None) -> dict[str, Any]:
+        cand_ops = set(str(x) for x in self.report.get("compute_ops") or [])
+        everything, partial_ops = coverage(self.ref.ops, cand_ops)
+        if everything:
+            self.violations.append(violation(
+                "torch_fallback", f"torch ops {', '.join(sorted(self.ref.ops))} computed everything the "
+                "reference computes; the kernel must do the work"))
+        if self.cand is not None and not self.interpreted and self.device.type == "cuda":
+            problem = wallclock.beyond_peak(self.cand.median_ms, self.ref.min_bytes,
+                                            peak_for(torch.cuda.get_device_name(self.device)))
+            if problem:
+                self.violations.append(violation("timing_mismatch", problem))
+        found = dedupe(verdicts.candidate_violations(self.report.get("violations")) + self.violations)
+        if found:
+            status, feedback = "guard_violation", verdicts.violation_text(found)
+        elif mismatch is not None:
+            status, feedback = "incorrect", describe(mismatch)
+        else:
+            status = "correct"
+            feedback = f"correct on {self.opts.trials} trials x {self.n_sets} input set(s)"
+        timings = None
+        if status == "correct":
+            timings = verdicts.timings(
+                cand=self.cand, eager=self.eager, compiled=self.ref.compiled, pair=self.paired,
+                eager_isolated=self.eager_isolated, device=self.device, interpreted=self.interpreted,
+                flops=self.ref.flops, min_bytes=self.ref.min_bytes, dtype=self.ref.dtype,
+                compile_status=self.ref.compile_status)
+        if partial_ops:
+            feedback += f"\npartial replacement: torch still computes {', '.join(partial_ops)}"
+        review = bool(timings and timings["meaningful"] and timings["speedup_eager"]
+                      and timings["speedup_eager"] > self.opts.review_speedup)
+        if review:
+            feedback += f"\nspeedup above {self.opts.review_speedup:g}x: flagged for review"
+        return self._base(status, feedback, violations=found, mismatch=mismatch, timings=timings, review=review,
+                          partial=bool(partial_ops), partial_ops=partial_ops,
+                          profile=getattr(self, "kernel_profile", []) if timings else [])
+
+    def _base(self, status: str, feedback: str, report: dict[str, Any] | None = None,
+              **extra: Any) -> dict[str, Any]:
+        return verdicts.assemble(status, feedback, self.report if report is None else report, self.notes, **extra)
+
+
+class _Failed(Exception):
+    """The candidate process sent a failure report."""
+
+    def __init__(self, report: dict[str, Any]) -> None:
+        super().__init__(str(report.get("status")))
+        self.report = report
