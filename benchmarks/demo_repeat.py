@@ -53,10 +53,11 @@ def one(task: Path, kernel: Path, opts: VerifyOptions) -> dict[str, Any]:
     row: dict[str, Any] = {"status": r.status, "wall_s": round(time.monotonic() - started, 1),
                            "load_1min": round(load, 2)}
     if t is not None:
-        ratios = sorted(t.block_ratios)
+        ratios = sorted(getattr(t, "block_ratios", []))  # absent before the field existed
         row.update(speedup=t.speedup_eager, low=t.speedup_eager_low, high=t.speedup_eager_high,
                    verdict=t.verdict_eager, text=t.speedup_text("eager"), blocks=t.blocks,
-                   candidate_ms=t.candidate_ms, eager_ms=t.eager_ms, device=t.device,
+                   candidate_ms=t.candidate_ms, eager_ms=t.eager_ms, eager_isolated_ms=t.eager_isolated_ms,
+                   device=t.device,
                    ratio_min=ratios[0] if ratios else None, ratio_max=ratios[-1] if ratios else None)
     return row
 
@@ -72,8 +73,8 @@ def line(i: int, r: dict[str, Any]) -> str:
     """One run, for a terminal."""
     if r.get("speedup") is None:
         return f"run {i}: {r['status']} (no timing)"
-    return (f"run {i}: {r['text']}  ({r['verdict']}; {r['blocks']} blocks, block ratios "
-            f"{r['ratio_min']:.3g}-{r['ratio_max']:.3g}; candidate {r['candidate_ms']:.4g} ms, eager "
+    spread = f", block ratios {r['ratio_min']:.3g}-{r['ratio_max']:.3g}" if r.get("ratio_min") else ""
+    return (f"run {i}: {r['text']}  ({r['verdict']}; {r['blocks']} blocks{spread}; candidate {r['candidate_ms']:.4g} ms, eager "
             f"{r['eager_ms']:.4g} ms; {r['device']}; load {r['load_1min']}; {r['wall_s']} s)")
 
 

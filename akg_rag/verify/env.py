@@ -4,10 +4,8 @@ A candidate is untrusted code: it sees no variable that looks like a credential.
 compiler, CUDA or Triton needs (PATH, HOME, CUDA_*, TRITON_*, LD_LIBRARY_PATH, ...) is kept.
 
 On CPU the judge (which times eager) and the candidate process (which times the kernel) get the
-same OpenMP settings (:func:`cpu_timing_env`): one explicit thread count, and idle threads that
-sleep instead of spinning. The two processes take turns on the same cores; with the runtimes'
-default policy, the threads of the side that just finished a block keep spinning (milliseconds per
-parallel region with libgomp) on the cores the other side is being timed on.
+same OpenMP settings (:func:`akg_rag.verify.cpus.cpu_timing_env`): one explicit thread count, and
+idle threads that sleep instead of spinning.
 """
 
 from __future__ import annotations
@@ -19,6 +17,8 @@ import re
 import sys
 from importlib import metadata
 from pathlib import Path
+
+from akg_rag.verify.cpus import cpu_timing_env
 
 # A name matching any of these is dropped, whatever its prefix.
 SECRET_PATTERN = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|PRIVATE|SESSION|SIGNATURE")
@@ -39,31 +39,6 @@ def is_secret(name: str) -> bool:
         return False
     upper = name.upper()
     return bool(SECRET_PATTERN.search(upper)) or upper.startswith(SECRET_PREFIXES)
-
-
-# Idle OpenMP threads sleep at once (libgomp: OMP_WAIT_POLICY, GOMP_SPINCOUNT; LLVM/Intel:
-# KMP_BLOCKTIME in ms), so a process that is not being timed holds no core. Set for both processes,
-# over whatever the caller had: the two sides of a timing must run under the same policy.
-CPU_WAIT_ENV = {"OMP_WAIT_POLICY": "PASSIVE", "GOMP_SPINCOUNT": "0", "KMP_BLOCKTIME": "0"}
-
-
-def available_cpus() -> int:
-    """CPUs this process may run on (its affinity mask, which containers and taskset narrow)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
-
-
-def cpu_timing_env(cpu_threads: int | None = None) -> dict[str, str]:
-    """OpenMP settings shared by the judge and the candidate process on CPU.
-
-    ``cpu_threads`` (default: :func:`available_cpus`) becomes OMP_NUM_THREADS, which torch's
-    intra-op pool, MKL and a ``#pragma omp parallel`` in a candidate's extension all start with, so
-    eager and the kernel are timed with the same number of threads; the wait policy is
-    :data:`CPU_WAIT_ENV`.
-    """
-    return {"OMP_NUM_THREADS": str(cpu_threads or available_cpus()), **CPU_WAIT_ENV}
 
 
 def package_root() -> str:
