@@ -2,6 +2,7 @@
 #   make demo      install, ingest the curated knowledge, query it, and generate a verified kernel
 #   make test      install and run the test suite (what CI runs): fast tests plus a fixed sample of
 #                  the seed kernels; under 30 minutes on 2 cores with no build cache
+#   make demo-repeat  the demo's verification three times: each speedup, its interval, do they agree
 #   make test-all  everything, including every seed kernel built and verified (~50 more minutes cold)
 # Everything lives in .venv; nothing is installed system-wide. The knowledge base is the one every
 # akg-rag command uses by default (--data-dir / AKG_RAG_DATA_DIR, else ~/.local/share/akg-rag), so
@@ -14,7 +15,7 @@ STAMP  := $(VENV)/.installed
 # -v: one line per test as it finishes; --durations: where the time went
 PYTEST := $(BIN)/python -m pytest -v --durations=15
 
-.PHONY: install sandbox-tools demo test test-all bench clean
+.PHONY: install sandbox-tools demo demo-repeat test test-all bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +36,13 @@ demo: $(STAMP)
 	$(BIN)/akg-ingest knowledge/
 	$(BIN)/akg-rag query --task knowledge/kernels/softmax/task.py --dsl triton --backend cuda --explain
 	$(BIN)/akg-rag generate examples/softmax_task.py --dsl cpp --backend cpu --max-opt-passes 1 --out runs/demo
+
+# The demo's verification (its task and kernel, the full sandboxed protocol) REPEAT times; exits 1
+# when two runs' speedup intervals do not overlap. LOAD=K adds K busy-loop processes beside it.
+REPEAT ?= 3
+LOAD   ?= 0
+demo-repeat: $(STAMP) sandbox-tools
+	$(BIN)/python benchmarks/demo_repeat.py -n $(REPEAT) --load $(LOAD)
 
 test: $(STAMP) sandbox-tools
 	$(PYTEST) -m "not slow"

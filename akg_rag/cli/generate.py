@@ -244,6 +244,7 @@ def run(args: argparse.Namespace) -> int:
               f"{paths['report_md']})", file=sys.stderr)
         return 1
     if not args.json:
-        print(f"{status}: {message}")
+        # the verdict comes last: it is the line a reader of the run (or of `make demo`) sees
         print(f"outputs: {', '.join(str(p) for p in paths.values())}")
+        print(f"{status}: {message}")
     return 0

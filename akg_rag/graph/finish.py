@@ -77,6 +77,9 @@ def _figures(t: dict[str, Any]) -> list[str]:
     if t.get("speedup_compile") is not None:
         figures.append(speedup_words(t["speedup_compile"], t.get("speedup_compile_low"),
                                      t.get("speedup_compile_high"), "torch.compile"))
+    if t.get("device") and figures:
+        # a CPU speedup holds for the thread count it was timed with (fewer beside other work)
+        figures.append(f"timed on {t['device']}")
     return figures
 
 

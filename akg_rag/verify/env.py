@@ -2,6 +2,10 @@
 
 A candidate is untrusted code: it sees no variable that looks like a credential. Everything a
 compiler, CUDA or Triton needs (PATH, HOME, CUDA_*, TRITON_*, LD_LIBRARY_PATH, ...) is kept.
+
+On CPU the judge (which times eager) and the candidate process (which times the kernel) get the
+same OpenMP settings (:func:`akg_rag.verify.cpus.cpu_timing_env`): one explicit thread count, and
+idle threads that sleep instead of spinning.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ import re
 import sys
 from importlib import metadata
 from pathlib import Path
+
+from akg_rag.verify.cpus import cpu_timing_env
 
 # A name matching any of these is dropped, whatever its prefix.
 SECRET_PATTERN = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|PRIVATE|SESSION|SIGNATURE")
@@ -56,8 +62,10 @@ def child_env(*, dsl: str, backend: str, extensions_dir: str, scale: str | None,
         env.pop("TRITON_INTERPRET", None)
     if scale is not None:
         env["AKG_TASK_SCALE"] = scale
-    if cpu_threads:
-        # OpenMP reads this once at start-up; parallel children each get their share of the cores
+    if backend == "cpu":
+        # OpenMP reads these once at start-up; parallel children each get their share of the cores
+        env.update(cpu_timing_env(cpu_threads))
+    elif cpu_threads:
         env["OMP_NUM_THREADS"] = str(cpu_threads)
     return env
 

@@ -126,6 +126,7 @@ def timing_fields(p: Paired | None, eager_isolated: Measurement | None,
         "speedup_eager": sp.estimate, "speedup_eager_low": sp.low, "speedup_eager_high": sp.high,
         "confidence": sp.confidence, "blocks": sp.blocks, "verdict_eager": sp.verdict,
         "eager_isolated_ms": eager_isolated.median_ms if eager_isolated is not None else None,
+        "block_ratios": [float(f"{r:.4g}") for r in cmp.block_ratios],
     })
     comp = ratio_interval(compiled, cand) if compiled is not None else None
     if comp is not None:

@@ -53,6 +53,7 @@ class Timings:
     verdict_eager: str = ""                  # faster | slower | no measurable difference
     verdict_compile: str = ""
     eager_isolated_ms: float | None = None   # eager timed alone, before any candidate code loaded
+    block_ratios: list[float] = field(default_factory=list)  # eager / candidate median of each block
     # CUDA graph replays of the same pair (GPU calls under 50 us, where launch overhead dominates)
     graph_candidate_ms: float | None = None
     graph_eager_ms: float | None = None

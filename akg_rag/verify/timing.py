@@ -27,7 +27,7 @@ import contextlib
 import math
 import statistics
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Iterator
 
 import torch
@@ -46,6 +46,10 @@ TARGET_BLOCKS = 20         # blocks a timing budget is planned for
 MAX_BLOCKS = 200           # stop here even when the budget allows more
 REL_HALF_WIDTH = 0.02      # stop early once the speedup interval is within +-2 % of its estimate
 GRAPH_BELOW_MS = 0.05      # calls faster than 50 us are also timed as CUDA graph replays
+PILOT_RUNS = 2             # runs per side that plan the blocks; the fastest counts
+MAX_BLOCK_RUNS_GPU = 50    # runs of one side per block on CUDA
+MAX_BLOCK_RUNS_CPU = 1000  # on CPU a block fills its share of the budget: it spans many scheduler
+                           # ticks (4 ms at 250 Hz), so one preemption cannot move its median
 
 Method = str  # "perf_counter" (CPU), "cuda_event", "cuda_graph"
 
@@ -104,6 +108,7 @@ class Comparison:
     reused_output: bool = False           # the candidate returned one buffer on consecutive calls
     graph: "Comparison | None" = None     # the same pair as CUDA graph replays (short calls on GPU)
     graph_error: str = ""                 # why graph timing was not possible, when it was tried
+    block_ratios: list[float] = field(default_factory=list)  # baseline / candidate of each block, in order
 
 
 # --- statistics --------------------------------------------------------------------------------
@@ -275,13 +280,15 @@ class _Plan:
     adaptive: bool      # stop early once the interval is narrow enough
 
 
-def _plan(a_ms: float, b_ms: float, runs: int | None, budget_s: float) -> _Plan:
-    """How many blocks of how many runs: ``runs`` per callable if given, else what fits the budget."""
+def _plan(a_ms: float, b_ms: float, runs: int | None, budget_s: float,
+          max_per_block: int = MAX_BLOCK_RUNS_GPU) -> _Plan:
+    """How many blocks of how many runs: ``runs`` per callable if given, else what fits the budget
+    (:data:`TARGET_BLOCKS` blocks, each side at most ``max_per_block`` runs per block)."""
     if runs is not None:
         blocks = max(MIN_BLOCKS, min(TARGET_BLOCKS, runs))
         return _Plan(max(1, runs // blocks), blocks, blocks, float("inf"), False)
     pair_ms = max(a_ms + b_ms, 1e-3)
-    per_block = int(max(1, min(50, budget_s * 1000.0 / (pair_ms * TARGET_BLOCKS))))
+    per_block = int(max(1, min(max_per_block, budget_s * 1000.0 / (pair_ms * TARGET_BLOCKS))))
     return _Plan(per_block, MIN_BLOCKS, MAX_BLOCKS, budget_s, True)
 
 
@@ -373,12 +380,16 @@ def interleave(a: BlockTimer, b: BlockTimer, runs: int | None, budget_s: float, 
                method: Method) -> Comparison:
     """Timed blocks of ``a`` and ``b`` in ABAB/BABA order: both measurements and the speedup a/b.
 
-    Call under ``no_grad`` and the timing lock. Each side first runs twice outside the blocks: the
-    first call warms what waiting for the lock let go cold, the second (the pilot) plans the blocks.
+    Call under ``no_grad`` and the timing lock. Each side first runs ``1 + PILOT_RUNS`` times
+    outside the blocks: the first call warms what waiting for the lock let go cold, the fastest of
+    the others (the pilot) plans the blocks -- one run that a preemption stretched 50-fold would
+    otherwise shrink every block to a few runs. On CPU (``method`` "perf_counter") blocks may hold
+    up to :data:`MAX_BLOCK_RUNS_CPU` runs, on CUDA :data:`MAX_BLOCK_RUNS_GPU`.
     """
-    a_ms = a(2)[-1]
-    b_ms = b(2)[-1]
-    plan = _plan(a_ms, b_ms, runs, budget_s)
+    a_ms = min(a(1 + PILOT_RUNS)[1:])
+    b_ms = min(b(1 + PILOT_RUNS)[1:])
+    cap = MAX_BLOCK_RUNS_CPU if method == "perf_counter" else MAX_BLOCK_RUNS_GPU
+    plan = _plan(a_ms, b_ms, runs, budget_s, cap)
     a_times: list[float] = []
     b_times: list[float] = []
     ratios: list[float] = []
@@ -406,7 +417,8 @@ def interleave(a: BlockTimer, b: BlockTimer, runs: int | None, budget_s: float, 
                 break
     low, high, conf = median_interval(ratios)
     speedup = Interval(statistics.median(ratios), low, high, conf, len(ratios))
-    return Comparison(summarize(a_times, warmup, method), summarize(b_times, warmup, method), speedup)
+    return Comparison(summarize(a_times, warmup, method), summarize(b_times, warmup, method), speedup,
+                      block_ratios=ratios)
 
 
 def capture_graph(fn: Callable[[], Any], device: torch.device) -> Any:

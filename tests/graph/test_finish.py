@@ -22,6 +22,12 @@ def test_a_kernel_slower_than_eager_is_called_slower_in_the_final_line():
     assert "SLOWER than PyTorch eager" in message and "0.45x vs eager [0.41-0.49]" in message
 
 
+def test_the_final_line_says_what_the_speedup_was_timed_on():
+    _, message = outcome({"best": {"iteration": 1, "timings": timings(0.45, 0.41, 0.49, device="cpu (x86_64, 1 threads)")},
+                          "message": "m"})
+    assert "0.45x vs eager [0.41-0.49] (slower), timed on cpu (x86_64, 1 threads)" in message
+
+
 def test_an_interval_straddling_one_is_no_measurable_difference_not_a_number():
     _, message = outcome({"best": {"iteration": 1, "timings": timings(1.04, 0.97, 1.10)}, "message": "m"})
     assert "no measurable difference vs eager" in message

@@ -194,3 +194,39 @@ def test_launch_counters_are_unhooked_inside_the_timed_loop_and_back_after():
         assert ext.forward is original
         ext.forward(torch.zeros(1))
     assert hooks.launches == 1 and ext.forward is counted
+
+
+class Recorded:
+    """A block timer of fixed run times that records how many runs each call asked for; in its
+    ``slow_call``-th call (0-based) the second run takes ``slow_ms``, as if preempted."""
+
+    def __init__(self, ms: float, slow_call: int = -1, slow_ms: float = 0.0) -> None:
+        self.ms, self.slow_call, self.slow_ms = ms, slow_call, slow_ms
+        self.asked: list[int] = []
+
+    def __call__(self, n: int) -> list[float]:
+        times = [self.ms] * n
+        if len(self.asked) == self.slow_call and n > 1:
+            times[1] = self.slow_ms
+        self.asked.append(n)
+        return times
+
+
+def test_one_slow_pilot_run_does_not_shrink_the_blocks():
+    plain_a, plain_b = Recorded(0.25), Recorded(0.5)
+    timing.interleave(plain_a, plain_b, None, 2.0, 0, "cuda_event")
+    # one pilot run (the first call holds warm-up and pilot) of one side ran 50x slower
+    hit_a, hit_b = Recorded(0.25), Recorded(0.5, slow_call=0, slow_ms=25.0)
+    timing.interleave(hit_a, hit_b, None, 2.0, 0, "cuda_event")
+    assert hit_a.asked[0] == 1 + timing.PILOT_RUNS
+    assert hit_b.asked[1:] == plain_b.asked[1:] and len(plain_b.asked) > 1
+
+
+def test_cpu_blocks_fill_the_budget_beyond_the_gpu_cap():
+    # 0.25 ms + 0.5 ms per pair, 2 s for 20 blocks: 133 runs of each side per block on CPU, where a
+    # block must span many scheduler ticks; the GPU plan stays at its cap of 50
+    cpu_a, cpu_b = Recorded(0.25), Recorded(0.5)
+    timing.interleave(cpu_a, cpu_b, None, 2.0, 0, "perf_counter")
+    gpu_a, gpu_b = Recorded(0.25), Recorded(0.5)
+    timing.interleave(gpu_a, gpu_b, None, 2.0, 0, "cuda_event")
+    assert set(cpu_b.asked[1:]) == {133} and set(gpu_b.asked[1:]) == {timing.MAX_BLOCK_RUNS_GPU}
