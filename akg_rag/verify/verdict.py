@@ -77,7 +77,8 @@ def timings(*, cand: Measurement | None, eager: Measurement | None, compiled: Me
     if device.type == "cuda":
         name = torch.cuda.get_device_name(device)
     else:
-        name = f"cpu ({platform.machine()}, {torch.get_num_threads()} threads)"
+        n = torch.get_num_threads()
+        name = f"cpu ({platform.machine()}, {n} thread{'' if n == 1 else 's'})"
     gbps = tflops = frac = None
     if cand_ms and not interpreted:
         gbps, tflops, frac = roofline(cand_ms / 1e3, flops, min_bytes, dtype, name)

@@ -23,9 +23,9 @@ def test_a_kernel_slower_than_eager_is_called_slower_in_the_final_line():
 
 
 def test_the_final_line_says_what_the_speedup_was_timed_on():
-    _, message = outcome({"best": {"iteration": 1, "timings": timings(0.45, 0.41, 0.49, device="cpu (x86_64, 1 threads)")},
+    _, message = outcome({"best": {"iteration": 1, "timings": timings(0.45, 0.41, 0.49, device="cpu (x86_64, 1 thread)")},
                           "message": "m"})
-    assert "0.45x vs eager [0.41-0.49] (slower), timed on cpu (x86_64, 1 threads)" in message
+    assert "0.45x vs eager [0.41-0.49] (slower), timed on cpu (x86_64, 1 thread)" in message
 
 
 def test_an_interval_straddling_one_is_no_measurable_difference_not_a_number():
