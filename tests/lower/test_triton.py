@@ -11,6 +11,7 @@ import torch.nn.functional as F
 
 from akg_rag.errors import SketchError
 from akg_rag.lower.triton import emit_triton
+from akg_rag.search.tunables import tunable_values
 from akg_rag.sketch import check_sketch
 from tests.lower.conftest import INTERPRETED
 
@@ -416,8 +417,9 @@ def test_generated_module_reads_like_a_kernel_file():
     assert code.startswith('"""Triton kernels generated from sketch `gemm`')
     assert "a_ptr,  # *f32: a[M, K] (in)" in code
     assert "BM: tl.constexpr,  # tunable (default 32)" in code
-    assert "k0_BM = 32" in code and "BM = k0_BM" in code         # read at call time
-    assert src.tunables == {"k0_BM": 32, "k0_BN": 16, "k0_BK": 16, "k0_NUM_WARPS": 4, "k0_NUM_STAGES": 3}
+    assert "K0_BM = 32" in code and "BM = K0_BM" in code         # read at call time
+    assert src.tunables == {"K0_BM": 32, "K0_BN": 16, "K0_BK": 16, "K0_NUM_WARPS": 4, "K0_NUM_STAGES": 3}
+    assert tunable_values(code) == src.tunables                  # the search finds every one
     assert src.entry == "k0" and src.tensors == ["a", "b", "bias", "c"]
     compile(code, "k0.py", "exec")
 
