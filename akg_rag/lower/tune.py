@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from akg_rag.errors import ConfigError
 from akg_rag.lower.tune_log import TuneLog
 from akg_rag.lower.tune_space import Knob, kernel_knobs, violation
 from akg_rag.lower.tuned import StoredTuning, key_of, params_of
@@ -133,13 +134,16 @@ class _Journal:
 
 def tune_task(task: str | Path, dsl: str, backend: str, out: str | Path, *, settings: TuneSettings | None = None,
               options: Any = None, store: TuningStore | None = None, use_store: bool = True,
-              executor: Any = None, progress: Progress | None = None, fresh: bool = False) -> dict[str, Any]:
+              executor: Any = None, progress: Progress | None = None, fresh: bool = False,
+              seed_source: str | None = None) -> dict[str, Any]:
     """Lower ``task``, tune its kernels and return the tuning log (also written to ``out``).
 
     ``options`` are the ``VerifyOptions`` of every verification (default: no torch.compile
     baseline); ``store`` the tuning store (default file when None; ``use_store=False`` neither reads
     nor writes one); ``executor`` verifies batches (``LocalExecutor(jobs)`` by default). A tune
     directory holding an earlier tune of the same task and target is resumed unless ``fresh``.
+    ``seed_source`` starts from an edited copy of the lowered candidate instead (same kernels and
+    tunable names); raises ``ConfigError`` when it lacks one of them.
     """
     from akg_rag.lower.assemble import lower_task
     from akg_rag.lower.tuning_key import device_name
@@ -162,9 +166,16 @@ def tune_task(task: str | Path, dsl: str, backend: str, out: str | Path, *, sett
     ident = {"task": str(task), "task_hash": task_hash, "dsl": dsl, "backend": backend, "device": device,
              "scale": options.scale}
     prev = log.previous() or {}
-    resumed = not fresh and all(prev.get(k) == v for k, v in ident.items()) and log.read_seed() is not None
+    if seed_source is not None:
+        missing = sorted(n for k in report.kernels for n in k.tunables if n not in tunable_values(seed_source))
+        if missing:
+            raise ConfigError(f"the seed candidate lacks the lowered kernels' tunables {missing}")
+        source = seed_source
+    saved = log.read_seed()
+    resumed = (not fresh and all(prev.get(k) == v for k, v in ident.items()) and saved is not None
+               and (seed_source is None or saved == seed_source))
     if resumed:
-        source = log.read_seed()
+        source = saved
     else:
         log.clear()
         log.write_seed(source)
