@@ -150,10 +150,10 @@ def test_blocked_two_pass_reduction_with_carried_accumulators(build, device):
     x = torch.randn(3, 50, device=device)
     w = torch.randn(50, device=device)
     fn, module, src = build(LAYER_NORM)
-    assert src.tunables["k_BK"] == 16
+    assert src.tunables["K_BK"] == 16
     ref = F.layer_norm(x, (50,), eps=1e-5) * w
     for bk in (16, 12, 64):                        # the search rewrites tunables; 12 pads its tile
-        module.k_BK = bk
+        module.K_BK = bk
         y = torch.empty_like(x)
         fn(x, w, y)
         torch.testing.assert_close(y, ref, atol=1e-4, rtol=1e-4)
