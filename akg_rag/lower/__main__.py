@@ -4,7 +4,7 @@
                             [--json] [--sketch-only] [--store FILE | --no-store]
                             [--tune [--tune-budget S] [--islands N] [--population N]
                                     [--generations N] [--jobs N] [--seed N] [--fresh]]
-                            [--scale small|full] [--trials N] [--device cuda:1]
+                            [--scale small|full] [--trials N] [--device cuda:1] [--verify-backend cpu]
 
 Writes ``candidate.py``, one ``kN.sketch`` per kernel and ``report.json`` into ``--out`` (default:
 ``lowered/<task stem>``); ``--verify`` then runs the verifier on the candidate and prints its verdict.
@@ -53,6 +53,9 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--scale", choices=["small", "full"], help="AKG_TASK_SCALE for lowering and verification")
     v.add_argument("--trials", type=int, default=5, help="correctness trials per candidate (default 5)")
     v.add_argument("--device", help="torch device for cuda, e.g. cuda:1")
+    v.add_argument("--verify-backend", choices=["cuda", "cpu"],
+                   help="verify the tune's candidates on this backend (cpu: Triton under its interpreter, "
+                        "correctness only, nothing stored)")
     return p
 
 
@@ -124,7 +127,7 @@ def _tune(args: argparse.Namespace, out: Path) -> int:
     stream = sys.stderr if args.json else sys.stdout
     store = _store(args)
     log = tune_task(args.task, args.dsl, args.backend, out, settings=settings, options=_options(args),
-                    store=store, use_store=store is not None, fresh=args.fresh,
+                    store=store, use_store=store is not None, fresh=args.fresh, verify_backend=args.verify_backend,
                     progress=lambda line: print(line, file=stream, flush=True))
     if args.json:
         print(json.dumps(log, indent=2, default=str))

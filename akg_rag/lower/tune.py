@@ -135,7 +135,7 @@ class _Journal:
 def tune_task(task: str | Path, dsl: str, backend: str, out: str | Path, *, settings: TuneSettings | None = None,
               options: Any = None, store: TuningStore | None = None, use_store: bool = True,
               executor: Any = None, progress: Progress | None = None, fresh: bool = False,
-              seed_source: str | None = None) -> dict[str, Any]:
+              seed_source: str | None = None, verify_backend: str | None = None) -> dict[str, Any]:
     """Lower ``task``, tune its kernels and return the tuning log (also written to ``out``).
 
     ``options`` are the ``VerifyOptions`` of every verification (default: no torch.compile
@@ -143,7 +143,9 @@ def tune_task(task: str | Path, dsl: str, backend: str, out: str | Path, *, sett
     nor writes one); ``executor`` verifies batches (``LocalExecutor(jobs)`` by default). A tune
     directory holding an earlier tune of the same task and target is resumed unless ``fresh``.
     ``seed_source`` starts from an edited copy of the lowered candidate instead (same kernels and
-    tunable names); raises ``ConfigError`` when it lacks one of them.
+    tunable names); raises ``ConfigError`` when it lacks one of them. ``verify_backend`` verifies
+    on another backend than the one lowered for (``cpu``: Triton under its interpreter, correctness
+    only, so nothing is stored).
     """
     from akg_rag.lower.assemble import lower_task
     from akg_rag.lower.tuning_key import device_name
@@ -190,7 +192,7 @@ def tune_task(task: str | Path, dsl: str, backend: str, out: str | Path, *, sett
     names = {k.name for k in knobs}
     sizes = {k.name: k.sizes for k in report.kernels}
     cache = log.verdicts() if resumed else {}
-    verify = VerifierEvaluator(task, dsl, backend, options, executor or LocalExecutor(jobs=s.jobs))
+    verify = VerifierEvaluator(task, dsl, verify_backend or backend, options, executor or LocalExecutor(jobs=s.jobs))
     journal = _Journal(verify, names, knobs, lambda cfg: violation(knobs, cfg, sketches, sizes, dsl), log, cache,
                        started + s.budget_s if s.budget_s is not None else None, s.jobs)
     result: dict[str, Any] = {**ident, "out": str(out), "resumed": resumed, "settings": asdict(s),
@@ -250,7 +252,7 @@ def _best_words(journal: _Journal, names: set[str]) -> str:
     src, fit = journal.best
     ms = (fit.timings or {}).get("candidate_ms")
     cfg = ", ".join(f"{k}={v}" for k, v in tunable_values(src, names).items())
-    return f"; best {cfg}" + (f" ({ms:.4g} ms)" if isinstance(ms, (int, float)) else "")
+    return f"; best {cfg}" + (f" ({ms:.4g} ms)" if fit.meaningful and isinstance(ms, (int, float)) else "")
 
 
 def _finish(result: dict[str, Any], journal: _Journal, seed: str, names: set[str], started: float) -> dict[str, Any]:
@@ -301,7 +303,9 @@ def _summary(log: dict[str, Any]) -> str:
     cfg = ", ".join(f"{k}={v}" for k, v in best["tunables"].items()) or "no tunables"
     ratio = log.get("speedup_over_seed")
     gain = f"; {ratio:.3g}x the starting config" if ratio else ""
-    stored = len((log.get("store") or {}).get("written") or [])
+    store = log.get("store") or {}
+    stored = f"{len(store.get('written') or [])} kernel config(s) stored" if store else "no store"
+    if store.get("note"):
+        stored += f" ({store['note']})"
     return (f"tune stopped ({log['stopped']}) after {log['verified']} verification(s), "
-            f"{log['elapsed_s']} s: best {cfg}, {Fitness.from_dict(best['fitness']).describe()}{gain}; "
-            f"{stored} kernel config(s) stored")
+            f"{log['elapsed_s']} s: best {cfg}, {Fitness.from_dict(best['fitness']).describe()}{gain}; {stored}")

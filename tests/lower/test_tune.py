@@ -93,3 +93,16 @@ def test_a_config_that_breaks_correctness_is_rejected_and_never_stored(tmp_path)
     assert verdicts[2]["status"] == "incorrect" and verdicts[4]["status"] == "correct"
     assert log["best"]["tunables"] == {"K0_KBLOCK": 4}
     assert [e.tunables for e in store.entries().values()] == [{"KBLOCK": 4}]
+
+
+def test_triton_under_the_interpreter_tunes_for_correctness_and_stores_nothing(tmp_path):
+    task = tmp_path / "softmax.py"
+    task.write_text("import torch\nimport torch.nn as nn\n" + SOFTMAX.format(rows=4, cols=33))
+    store = TuningStore(tmp_path / "tuning.json")
+    log = tune_task(task, "triton", "cuda", tmp_path / "out", settings=SETTINGS,
+                    options=VerifyOptions(trials=1, compile_baseline=False), store=store, verify_backend="cpu")
+    knobs = {k["param"]: k["values"] for k in log["knobs"]}
+    assert knobs == {"KBLOCK": [1, 2, 4], "NUM_WARPS": [1, 2, 4, 8, 16], "NUM_STAGES": [3]}
+    assert log["verified"] == 2 and log["best"]["fitness"]["status"] == "correct"
+    assert not log["best"]["fitness"]["meaningful"]
+    assert log["store"]["written"] == [] and "not meaningful" in log["store"]["note"] and store.entries() == {}
