@@ -197,7 +197,8 @@ def tune_task(task: str | Path, dsl: str, backend: str, out: str | Path, *, sett
                        started + s.budget_s if s.budget_s is not None else None, s.jobs)
     result: dict[str, Any] = {**ident, "out": str(out), "resumed": resumed, "settings": asdict(s),
                               "options": options.to_dict(), "lowering": {k.name: k.tuning for k in report.kernels},
-                              "knobs": [asdict(k) for k in knobs], "generations": [], "stopped": "", "store": {}}
+                              "knobs": [{**asdict(k), "values": list(k.values)} for k in knobs],
+                              "generations": [], "stopped": "", "store": {}}
     say(f"tune {Path(task).name} ({dsl}/{backend}) on {device}: {len(movable)} of {len(knobs)} tunable(s) move"
         + (" (resumed: %d verdict(s) on record)" % len(cache) if resumed else ""))
     for k in report.kernels:

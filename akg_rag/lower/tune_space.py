@@ -148,7 +148,8 @@ def uses(sketch: Sketch, env: Mapping[str, int]) -> _Uses:
                     x, d = m
                     if isinstance(d, Name):
                         note_tile(d.id, x)
-                    elif isinstance(d, BinOp) and d.op == "*" and isinstance(d.left, Name) and isinstance(d.right, Name):
+                    elif (isinstance(d, BinOp) and d.op == "*" and isinstance(d.left, Name)
+                          and isinstance(d.right, Name)):
                         v = _eval(x, env)
                         if v is not None:
                             out.splits[d.left.id] = (v, d.right.id)

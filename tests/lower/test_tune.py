@@ -28,7 +28,8 @@ OPTIONS = VerifyOptions(trials=2, timing_budget_s=0.3, compile_baseline=False)
 def _store_key(store: TuningStore, path):
     _, report = lower_task(path, "cpp", "cpu")
     (k,) = report.kernels
-    return key_of(k.sketch, check_sketch(k.sketch), k.sizes, "cpp", "cpu", StoredTuning.for_backend("cpu", store).device)
+    device = StoredTuning.for_backend("cpu", store).device
+    return key_of(k.sketch, check_sketch(k.sketch), k.sizes, "cpp", "cpu", device)
 
 
 @pytest.fixture(scope="module")
