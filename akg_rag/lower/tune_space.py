@@ -16,7 +16,7 @@ Extents are evaluated at the task's sizes. Values (:func:`kernel_knobs`):
 | --- | --- |
 | a tile (``BLOCK``, ``KBLOCK``, ``RBLOCK``, ``BM``, ...) | powers of two from 1 (16 for ``*BLOCK`` except ``KBLOCK``, and for ``BM``/``BN``/``BK``: ``tl.dot`` needs 16) up to the extent rounded up to a power of two, at most 8192 on Triton (256 for ``BM``/``BN``/``BK``) and 65536 in C++ |
 | a split count | powers of two from 1 while every chunk keeps at least one block (at most 256) |
-| ``GROUP_M`` | powers of two 1 .. 16, no more than the row tiles there are |
+| ``GROUP_M`` | powers of two 1 .. 16, no more than the row tiles there are; fixed with one column tile |
 | ``NUM_WARPS`` | 1, 2, 4, 8, 16 |
 | ``NUM_STAGES`` | 1 .. 5; fixed when the kernel has no sequential loop to pipeline |
 
@@ -194,6 +194,8 @@ def _values(p: str, value: int, u: _Uses, sizes: Mapping[str, int], dsl: str,
         hi = max(1, min(SPLIT_CAP, next_pow2(extent) // floor))
         return _pow2_range(1, hi), f"splits {extent} into chunks of whole {block} blocks (>= {floor})"
     if p.startswith("GROUP_M"):
+        if sizes.get("N", 17) <= 16:
+            return (value,), "one column tile at any BN: grouping changes nothing"
         rows = sizes.get("M")
         hi = GROUP_M_MAX if rows is None else max(1, min(GROUP_M_MAX, next_pow2(math.ceil(rows / 16))))
         return _pow2_range(1, hi), "row tiles grouped per column sweep"

@@ -80,3 +80,30 @@ def test_tiles_past_the_backend_limit_are_illegal():
     knobs = list(_knobs(ROWS, {"K0_KBLOCK": 4}, {"D0": 4096, "D1": 8192}).values())
     assert violation(knobs, {"K0_KBLOCK": 8}, {"k0": sketch}, {"k0": {"D0": 4096, "D1": 8192}}, "triton") is None
     assert "exceeds" in violation(knobs, {"K0_KBLOCK": 16}, {"k0": sketch}, {"k0": {"D0": 4096, "D1": 8192}}, "triton")
+
+
+MATMUL = """
+class Model(nn.Module):
+    def forward(self, a, b):
+        return a @ b
+
+def get_inputs():
+    return [torch.randn(64, 32), torch.randn(32, {n})]
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_gemm_tiles_start_at_16_and_row_grouping_needs_two_column_tiles(write_task):
+    from akg_rag.lower.assemble import lower_task
+
+    def knobs(n):
+        _, report = lower_task(write_task(MATMUL.format(n=n), f"mm{n}"), "triton", "cuda")
+        (k,) = report.kernels
+        return {x.param: x for x in kernel_knobs(k.name, check_sketch(k.sketch), k.tunables, k.sizes, "triton")}
+
+    wide, vector = knobs(64), knobs(1)
+    assert wide["BM"].values == (16, 32, 64) and wide["BK"].values == (16, 32)
+    assert wide["GROUP_M"].values == (1, 2, 4, 8)               # 4 row tiles of 16, and the default 8
+    assert vector["GROUP_M"].values == (vector["GROUP_M"].value,) and vector["BN"].values == (16,)
