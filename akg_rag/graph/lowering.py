@@ -44,13 +44,23 @@ def task_scale(scale: str | None) -> Iterator[None]:
             os.environ["AKG_TASK_SCALE"] = before
 
 
-def lower(task_path: str, dsl: str, backend: str, scale: str | None, *, sketch_only: bool = False) -> Lowering:
-    """Run ``lower_task`` at ``scale``; any failure comes back as ``Lowering.problem``."""
+def lower(task_path: str, dsl: str, backend: str, scale: str | None, *, sketch_only: bool = False,
+          tuning_store: str | None = "", device: str | None = None) -> Lowering:
+    """Run ``lower_task`` at ``scale``; any failure comes back as ``Lowering.problem``.
+
+    ``tuning_store`` (a file; None: the default one; "": none) gives kernels whose key is stored the
+    stored tunables for this machine's ``backend`` device (``device`` such as ``cuda:1``)."""
     from akg_rag.lower.assemble import lower_task
 
     try:
+        tuning = None
+        if tuning_store != "" and not sketch_only:
+            from akg_rag.lower.tuned import StoredTuning
+            from akg_rag.lower.tuning_store import TuningStore
+
+            tuning = StoredTuning.for_backend(backend, TuningStore(tuning_store), device)
         with task_scale(scale):
-            code, report = lower_task(task_path, dsl, backend, sketch_only=sketch_only)
+            code, report = lower_task(task_path, dsl, backend, sketch_only=sketch_only, tuning=tuning)
     except Exception as e:  # noqa: BLE001 - what the lowering cannot do is reported, never raised
         first = (str(e).strip().splitlines() or [""])[0]
         return Lowering(None, None, f"{type(e).__name__}: {first[:300]}")
@@ -74,6 +84,9 @@ def summary(report: dict[str, Any] | None) -> str:
         return "nothing lowered"
     kernels = report.get("kernels", [])
     text = f"{len(kernels)} generated kernel(s): " + ", ".join(f"{k['name']} {k['kind']}" for k in kernels)
+    stored = [k["name"] for k in kernels if (k.get("tuning") or {}).get("source") == "store"]
+    if stored:
+        text += f"; tuned config from store for {', '.join(stored)}"
     if report.get("partial"):
         text += f"; partial: {', '.join(report.get('fallbacks', []))} left to torch"
     return text

@@ -81,6 +81,8 @@ class TuningStore:
 
     def get(self, key: TuningKey) -> TuningEntry | None:
         """The entry filed under ``key``, or None. Raises ``ConfigError`` for an unreadable file."""
+        if not self.path.exists():
+            return None   # reading creates nothing (no directory, no lock file)
         with self._locked(exclusive=False):
             raw = self._read().get(key.text())
         return TuningEntry.from_dict(raw) if raw is not None else None
@@ -96,6 +98,8 @@ class TuningStore:
 
     def entries(self) -> dict[str, TuningEntry]:
         """Every entry, by key text."""
+        if not self.path.exists():
+            return {}
         with self._locked(exclusive=False):
             return {k: TuningEntry.from_dict(v) for k, v in self._read().items()}
 

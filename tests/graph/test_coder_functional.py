@@ -63,3 +63,24 @@ def test_a_stored_lowered_candidate_is_not_reused_at_other_shapes():
     # The same computation at the seed task's shapes (4 x 257): its outputs are allocated at 6 x 300.
     hit = {**hit_of(seed_record()), "code": lowered}
     assert "a lowered candidate generated for shapes [[4, 257]]" in mismatch(hit, analyze_task(TASK).to_dict())
+
+
+def test_the_lowered_candidate_starts_from_a_stored_tuning(tmp_path):
+    from akg_rag.lower.tuned import StoredTuning, key_of
+    from akg_rag.lower.tuning_store import TuningEntry, TuningStore, now
+    from akg_rag.search.tunables import tunable_values
+    from akg_rag.sketch import check_sketch
+
+    first = _functional(state_for(TASK, []), Context(tuning_store=""), TASK.read_text())
+    (k,) = first["lowering"]["kernels"]
+    assert k["tuning"] == {} and k["tunables"]                          # "" reads no store
+    store = TuningStore(tmp_path / "tuning.json")
+    device = StoredTuning.for_backend("cpu", store).device
+    name, value = next(iter(k["tunables"].items()))
+    param = name[len(k["name"]) + 1:]
+    store.put(key_of(k["sketch"], check_sketch(k["sketch"]), k["sizes"], "cpp", "cpu", device),
+              TuningEntry({param: value * 2}, 0.1, now()))
+    update = _functional(state_for(TASK, []), Context(tuning_store=str(store.path)), TASK.read_text())
+    assert update["lowering"]["kernels"][0]["tuning"]["source"] == "store"
+    assert tunable_values(update["candidate"])[name] == value * 2
+    assert "tuned config from store for k0" in update["coder_note"]

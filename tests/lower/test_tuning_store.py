@@ -68,3 +68,9 @@ def test_concurrent_writers_lose_no_entry(tmp_path):
     entries = TuningStore(path).entries()
     assert len(entries) == 2 * n
     assert entries[f"b|N={n - 1}|cpu"].tunables == {"BLOCK": n}
+
+
+def test_reading_a_missing_store_creates_nothing(tmp_path):
+    store = TuningStore(tmp_path / "sub" / "t.json")
+    assert store.get(TuningKey("a", "b", "c")) is None and store.entries() == {}
+    assert not (tmp_path / "sub").exists()
