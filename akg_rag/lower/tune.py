@@ -150,7 +150,6 @@ def tune_task(task: str | Path, dsl: str, backend: str, out: str | Path, *, sett
     from akg_rag.lower.assemble import lower_task
     from akg_rag.lower.tuning_key import device_name
     from akg_rag.search import run_search
-    from akg_rag.sketch import check_sketch
     from akg_rag.verify.executor import LocalExecutor
     from akg_rag.verify.options import VerifyOptions
 
@@ -163,31 +162,17 @@ def tune_task(task: str | Path, dsl: str, backend: str, out: str | Path, *, sett
     with task_scale(options.scale):
         source, report = lower_task(task, dsl, backend,
                                     tuning=StoredTuning(store, device) if store is not None else None)
-    task_hash = hashlib.sha256(Path(task).read_bytes()).hexdigest()[:16]
-    log = TuneLog(out)
-    ident = {"task": str(task), "task_hash": task_hash, "dsl": dsl, "backend": backend, "device": device,
-             "scale": options.scale}
-    prev = log.previous() or {}
     if seed_source is not None:
         missing = sorted(n for k in report.kernels for n in k.tunables if n not in tunable_values(seed_source))
         if missing:
             raise ConfigError(f"the seed candidate lacks the lowered kernels' tunables {missing}")
         source = seed_source
-    saved = log.read_seed()
-    resumed = (not fresh and all(prev.get(k) == v for k, v in ident.items()) and saved is not None
-               and (seed_source is None or saved == seed_source))
-    if resumed:
-        source = saved
-    else:
-        log.clear()
-        log.write_seed(source)
     assert source is not None
-    values = tunable_values(source)
-    knobs, sketches = [], {}
-    for k in report.kernels:
-        sketches[k.name] = check_sketch(k.sketch)
-        current = {n: values.get(n, v) for n, v in k.tunables.items()}
-        knobs += kernel_knobs(k.name, sketches[k.name], current, k.sizes, dsl)
+    log = TuneLog(out)
+    ident = {"task": str(task), "task_hash": hashlib.sha256(Path(task).read_bytes()).hexdigest()[:16],
+             "dsl": dsl, "backend": backend, "device": device, "scale": options.scale}
+    source, resumed = _start(log, ident, source, fresh, explicit=seed_source is not None)
+    knobs, sketches = _space(report, source, dsl)
     movable = [k for k in knobs if len(k.values) > 1]
     names = {k.name for k in knobs}
     sizes = {k.name: k.sizes for k in report.kernels}
@@ -208,6 +193,8 @@ def tune_task(task: str | Path, dsl: str, backend: str, out: str | Path, *, sett
             say(f"  {k.name}: {describe(k.tuning)}")
     for k in knobs:
         say(f"  {k.name}: {list(k.values)} ({k.why})")
+    result["stopped"] = "running"
+    log.write_log(_finish(result, journal, source, names, started))   # from now on, a restart resumes
     idle = [0]
 
     def on_generation(rec: Any) -> None:
@@ -245,6 +232,34 @@ def tune_task(task: str | Path, dsl: str, backend: str, out: str | Path, *, sett
     log.write_log(final)
     say(_summary(final))
     return final
+
+
+def _start(log: TuneLog, ident: dict[str, Any], source: str, fresh: bool, explicit: bool) -> tuple[str, bool]:
+    """``(seed source, resumed)``: the earlier tune's seed when ``log`` holds a tune of the same
+    task, target, device and scale (and, for an ``explicit`` seed, the same seed); otherwise the
+    directory is cleared and ``source`` becomes the seed."""
+    prev = log.previous() or {}
+    saved = log.read_seed()
+    if (not fresh and saved is not None and all(prev.get(k) == v for k, v in ident.items())
+            and (not explicit or saved == source)):
+        return saved, True
+    log.clear()
+    log.write_seed(source)
+    return source, False
+
+
+def _space(report: Any, source: str, dsl: str) -> tuple[list[Knob], dict[str, Any]]:
+    """Every kernel's knobs at the seed's values, and the kernels' parsed sketches."""
+    from akg_rag.sketch import check_sketch
+
+    values = tunable_values(source)
+    knobs: list[Knob] = []
+    sketches = {}
+    for k in report.kernels:
+        sketches[k.name] = check_sketch(k.sketch)
+        current = {n: values.get(n, v) for n, v in k.tunables.items()}
+        knobs += kernel_knobs(k.name, sketches[k.name], current, k.sizes, dsl)
+    return knobs, sketches
 
 
 def _best_words(journal: _Journal, names: set[str]) -> str:

@@ -107,3 +107,34 @@ def test_triton_under_the_interpreter_tunes_for_correctness_and_stores_nothing(t
     assert log["verified"] == 2 and log["best"]["fitness"]["status"] == "correct"
     assert not log["best"]["fitness"]["meaningful"]
     assert log["store"]["written"] == [] and "not meaningful" in log["store"]["note"] and store.entries() == {}
+
+
+def test_a_killed_tune_keeps_its_best_and_resumes(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    task = tmp_path / "softmax.py"
+    task.write_text("import torch\nimport torch.nn as nn\n" + SOFTMAX.format(rows=4, cols=33))
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "akg_rag.lower", str(task), "--dsl", "triton", "--backend", "cuda",
+           "--verify-backend", "cpu", "--tune", "--islands", "1", "--population", "3", "--generations", "0",
+           "--trials", "1", "--store", str(tmp_path / "tuning.json"), "--out", str(out)]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    journal = out / "verdicts.jsonl"
+    deadline = time.monotonic() + 600
+    while not (journal.exists() and journal.read_text().count("\n") >= 1) and time.monotonic() < deadline:
+        assert proc.poll() is None, "the tune ended before it could be killed"
+        time.sleep(0.5)
+    os.killpg(proc.pid, signal.SIGKILL)                          # mid generation 0: 1 of 3 verified
+    proc.wait()
+    assert (out / "best.py").exists() and json.loads((out / "tuning.json").read_text())["stopped"] == "running"
+    done = subprocess.run(cmd + ["--json"], env=env, capture_output=True, text=True, timeout=900)
+    log = json.loads(done.stdout)
+    assert log["resumed"] and log["reused"] >= 1 and log["verified"] + log["reused"] == 3
+    assert log["best"]["fitness"]["status"] == "correct"
