@@ -172,6 +172,7 @@ def tune_task(task: str | Path, dsl: str, backend: str, out: str | Path, *, sett
     ident = {"task": str(task), "task_hash": hashlib.sha256(Path(task).read_bytes()).hexdigest()[:16],
              "dsl": dsl, "backend": backend, "device": device, "scale": options.scale}
     source, resumed = _start(log, ident, source, fresh, explicit=seed_source is not None)
+    log.write_report(report.to_dict())
     knobs, sketches = _space(report, source, dsl)
     movable = [k for k in knobs if len(k.values) > 1]
     names = {k.name for k in knobs}

@@ -3,6 +3,7 @@
 | file | written | holds |
 | --- | --- | --- |
 | ``seed.py`` | at the start | the lowered candidate the search starts from |
+| ``report.json`` | at the start | the lowering report (kernels, sketches, sizes, where tunables came from) |
 | ``verdicts.jsonl`` | after every verification (appended, fsynced) | source key, tunables, fitness |
 | ``best.py`` | whenever a correct candidate beats the best so far (atomic replace) | that candidate |
 | ``tuning.json`` | after every generation and at the end (atomic replace) | the tuning log: target, knobs, per-generation lines, best, store writes, why it stopped |
@@ -49,6 +50,7 @@ class TuneLog:
         self.verdicts_path = self.out / "verdicts.jsonl"
         self.best_path = self.out / "best.py"
         self.log_path = self.out / "tuning.json"
+        self.report_path = self.out / "report.json"
 
     def previous(self) -> dict[str, Any] | None:
         """The log of an earlier tune in this directory, or None."""
@@ -99,6 +101,9 @@ class TuneLog:
 
     def write_best(self, source: str) -> None:
         atomic_write(self.best_path, source)
+
+    def write_report(self, report: dict[str, Any]) -> None:
+        atomic_write(self.report_path, json.dumps(report, indent=2, default=str) + "\n")
 
     def write_log(self, log: dict[str, Any]) -> None:
         atomic_write(self.log_path, json.dumps(log, indent=2, default=str) + "\n")
