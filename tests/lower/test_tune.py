@@ -107,6 +107,8 @@ def test_triton_under_the_interpreter_tunes_for_correctness_and_stores_nothing(t
     assert log["verified"] == 2 and log["best"]["fitness"]["status"] == "correct"
     assert not log["best"]["fitness"]["meaningful"]
     assert log["store"]["written"] == [] and "not meaningful" in log["store"]["note"] and store.entries() == {}
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert report["kernels"][0]["sizes"] == {"D0": 4, "D1": 33}
 
 
 def test_a_killed_tune_keeps_its_best_and_resumes(tmp_path):
