@@ -21,6 +21,9 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# Lowerings in tests start from the emitted defaults, not from whatever the user has tuned: the
+# tuning store points at a file no test writes (tests that tune pass their own store).
+os.environ.setdefault("AKG_RAG_TUNING_STORE", os.path.join(os.path.dirname(__file__), ".no-tuning-store.json"))
 
 # Seconds to wait for a fresh `chroma run` to answer its heartbeat (it starts in ~1 s here).
 SERVER_START_TIMEOUT_S = 60

@@ -103,7 +103,9 @@ def _functional(state: State, ctx: Context, task_source: str) -> dict[str, Any]:
         update["tried_hits"] = [*tried_hits, adapted.hit_id]
     problem = library_problem = ""
     if not state.get("lowered"):
-        lowering = lower(state["task_path"], state["dsl"], state["backend"], ctx.scale)
+        device = getattr(ctx.verify_options, "device", None)
+        lowering = lower(state["task_path"], state["dsl"], state["backend"], ctx.scale,
+                         tuning_store=ctx.tuning_store, device=device)
         update.update(lowered=True, lowering=lowering.report)
         same = [h["id"] for h in state.get("kernel_hits", []) if adapted and h["id"] == adapted.hit_id
                 and h.get("code") == lowering.code]

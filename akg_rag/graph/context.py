@@ -39,6 +39,9 @@ class Context:
         "akg_rag.verify.VerifyOptions for every verification; None uses the defaults with `scale`.")})
     scale: str | None = field(default=None, metadata={"description": (
         "AKG_TASK_SCALE for the project's tasks: 'small' (CPU-sized shapes) or 'full'; None leaves it unset.")})
+    tuning_store: str | None = field(default=None, metadata={"description": (
+        "Tuning store file the lowering starts kernels from (akg_rag.lower.tuning_store); None: the "
+        "default file (AKG_RAG_TUNING_STORE or the XDG path); '' reads none.")})
 
     # --- budgets ------------------------------------------------------------------------------
     max_iterations: int = field(default=8, metadata={"description": (

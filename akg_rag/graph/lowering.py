@@ -58,17 +58,27 @@ def task_scale(scale: str | None) -> Iterator[None]:
 
 
 def lower(task_path: str, dsl: str, backend: str, scale: str | None, *, sketch_only: bool = False,
-          cores: str = "generated", sketches: dict[str, str] | None = None) -> Lowering:
+          cores: str = "generated", sketches: dict[str, str] | None = None,
+          tuning_store: str | None = "", device: str | None = None) -> Lowering:
     """Run ``lower_task`` at ``scale`` in core mode ``cores`` (``sketches`` replace the emitted
     sketches of the kernels they name); any failure comes back as ``Lowering.problem`` (a
-    SketchError also as ``sketch_error``), a task without a library form as ``Lowering.absent``."""
+    SketchError also as ``sketch_error``), a task without a library form as ``Lowering.absent``.
+
+    ``tuning_store`` (a file; None: the default one; "": none) gives kernels whose key is stored the
+    stored tunables for this machine's ``backend`` device (``device`` such as ``cuda:1``)."""
     from akg_rag.errors import SketchError
     from akg_rag.lower.assemble import NoLibraryForm, lower_task
 
     try:
+        tuning = None
+        if tuning_store != "" and not sketch_only:
+            from akg_rag.lower.tuned import StoredTuning
+            from akg_rag.lower.tuning_store import TuningStore
+
+            tuning = StoredTuning.for_backend(backend, TuningStore(tuning_store), device)
         with task_scale(scale):
             code, report = lower_task(task_path, dsl, backend, sketch_only=sketch_only, cores=cores,
-                                      sketches=sketches or None)
+                                      sketches=sketches or None, tuning=tuning)
     except NoLibraryForm as e:
         return Lowering(None, None, absent=str(e))
     except Exception as e:  # noqa: BLE001 - what the lowering cannot do is reported, never raised
@@ -104,6 +114,9 @@ def summary(report: dict[str, Any] | None) -> str:
         return "nothing lowered"
     kernels = report.get("kernels", [])
     text = f"{len(kernels)} generated kernel(s): " + ", ".join(f"{k['name']} {k['kind']}" for k in kernels)
+    stored = [k["name"] for k in kernels if (k.get("tuning") or {}).get("source") == "store"]
+    if stored:
+        text += f"; tuned config from store for {', '.join(stored)}"
     if report.get("library"):
         text += f"; library cores: {', '.join(report['library'])}"
     if report.get("fallbacks"):

@@ -39,6 +39,8 @@ class KernelReport:
     sketch: str                                # the validated sketch text
     outputs: list[str]                         # values it writes
     tunables: dict[str, int] = field(default_factory=dict)
+    sizes: dict[str, int] = field(default_factory=dict)      # its size symbols at the task's shapes
+    tuning: dict[str, Any] = field(default_factory=dict)     # where its tunables came from (lower/tuned.py)
 
 
 @dataclass
@@ -214,7 +216,7 @@ def assemble(program: Program | list[Program], positions: list[int], task_source
 
 def lower_task(task_path: str | Path, dsl: str, backend: str, *, sketch_only: bool = False,
                source: str | None = None, sketches: dict[str, str] | None = None,
-               cores: str = "generated") -> tuple[str | None, LoweringReport]:
+               cores: str = "generated", tuning: Any = None) -> tuple[str | None, LoweringReport]:
     """Capture, partition, emit and lower a task; returns (candidate source, report).
 
     ``cores="library"`` keeps every GEMM-like and conv-like core a vendor-library call through
@@ -224,13 +226,16 @@ def lower_task(task_path: str | Path, dsl: str, backend: str, *, sketch_only: bo
     With ``sketch_only`` nothing is lowered and the source is None (the report holds the
     sketches). ``sketches`` replaces the emitted sketch of the named kernels (``{"k0": text}``) by
     another design of the same region (an LLM designer's, say): it is validated and lowered by the
-    same backend, and must declare the same tensors in the same order as the emitted one. Raises
+    same backend, and must declare the same tensors in the same order as the emitted one.
+    ``tuning`` (a :class:`~akg_rag.lower.tuned.StoredTuning`) sets each kernel whose key is in the
+    tuning store to the stored tunables (the kernel's report says so). Raises
     ``TaskError`` for a task that cannot be captured, ``SketchError`` when a sketch does not
     validate or lower, ``ConfigError`` for an unknown target."""
     from akg_rag.lower.capture import capture
     from akg_rag.lower.emit import emit_sketch
     from akg_rag.lower.listing import format_program
     from akg_rag.lower.partition import partition
+    from akg_rag.lower.tuning_key import region_sizes
     from akg_rag.sketch import check_sketch
     from akg_rag.task import read_source
 
@@ -273,11 +278,15 @@ def lower_task(task_path: str | Path, dsl: str, backend: str, *, sketch_only: bo
             _same_tensors(step.name, sketch, given)
             sketch_text, sketch = sketches[step.name], given
         src = lower(sketch, step.name) if lower else None
+        sizes = region_sizes(sketch, step.region) if src is not None else {}
+        applied: dict[str, Any] = {}
+        if src is not None and tuning is not None:
+            src, applied = tuning.apply(step.name, sketch_text, sketch, src, sizes, dsl, backend)
         if src is not None:
             sources[step.name] = src
         reports.append(KernelReport(step.name, step.region.kind, sketch_text,
                                     [o.value.name for o in step.region.outputs],
-                                    dict(src.tunables) if src else {}))
+                                    dict(src.tunables) if src else {}, sizes, applied))
     fallbacks = list(dict.fromkeys(s.op for prog in programs for s in prog.steps
                                    if isinstance(s, FallbackStep) and not isinstance(s, LibraryStep)))
     report = LoweringReport(task=str(path), dsl=dsl, backend=backend, kernels=reports,

@@ -1,8 +1,9 @@
 """The Triton backend: a validated sketch becomes a Python module of ``@triton.jit`` kernels.
 
 ``emit_triton(sketch, name)`` returns a :class:`~akg_rag.lower.source.KernelSource` whose code
-holds, in order: imports; the module-level tunables ``{name}_{PARAM}`` (the sketch's UPPER_CASE
-integer parameters, plus ``{name}_NUM_WARPS`` and ``{name}_NUM_STAGES``), read by the host
+holds, in order: imports; the module-level tunables ``{NAME}_{PARAM}`` (kernel name upper-cased,
+as the search's tunable scanner wants; the sketch's UPPER_CASE integer parameters, plus
+``{NAME}_NUM_WARPS`` and ``{NAME}_NUM_STAGES``), read by the host
 function at call time so the search can rewrite them; small helper functions; one kernel per
 launch (:mod:`akg_rag.lower.triton_kernel`); and the host function ``def {name}(*tensors)``
 (:mod:`akg_rag.lower.triton_host`). Nothing runs on import.
@@ -45,9 +46,11 @@ def emit_triton(sketch: Sketch, name: str) -> KernelSource:
         kw = KernelWriter(typed, launch, blocks, namer, helpers, kname)
         sources.append(kw.source())
         kernels.append((kname, kw))
-    tunables = {p: f"{name}_{p}" for p in typed.tunables}
-    tunables["NUM_WARPS"] = f"{name}_NUM_WARPS"
-    tunables["NUM_STAGES"] = f"{name}_NUM_STAGES"
+    # upper-cased like the C++ backend's constants, so the search's tunable scanner finds them
+    prefix = name.upper()
+    tunables = {p: f"{prefix}_{p}" for p in typed.tunables}
+    tunables["NUM_WARPS"] = f"{prefix}_NUM_WARPS"
+    tunables["NUM_STAGES"] = f"{prefix}_NUM_STAGES"
     host = host_source(typed, name, kernels, blocks, tunables)
     values = {**{tunables[p]: v for p, v in typed.tunables.items()},
               tunables["NUM_WARPS"]: DEFAULT_NUM_WARPS, tunables["NUM_STAGES"]: DEFAULT_NUM_STAGES}

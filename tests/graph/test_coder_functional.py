@@ -87,3 +87,24 @@ def test_a_single_gemm_has_no_library_form_and_no_problem_noted():
     update = _functional(state_for(SINGLE_GEMM_TASK, []), Context(scale="small"), SINGLE_GEMM_TASK.read_text())
     assert update["candidate_origin"] == LOWERED and update["alternatives"] == []
     assert update["library_lowering"] is None and "library" not in update["coder_note"]
+
+
+def test_the_lowered_candidate_starts_from_a_stored_tuning(tmp_path):
+    from akg_rag.lower.tuned import StoredTuning, key_of
+    from akg_rag.lower.tuning_store import TuningEntry, TuningStore, now
+    from akg_rag.search.tunables import tunable_values
+    from akg_rag.sketch import check_sketch
+
+    first = _functional(state_for(TASK, []), Context(tuning_store=""), TASK.read_text())
+    (k,) = first["lowering"]["kernels"]
+    assert k["tuning"] == {} and k["tunables"]                          # "" reads no store
+    store = TuningStore(tmp_path / "tuning.json")
+    device = StoredTuning.for_backend("cpu", store).device
+    name, value = next(iter(k["tunables"].items()))
+    param = name[len(k["name"]) + 1:]
+    store.put(key_of(k["sketch"], check_sketch(k["sketch"]), k["sizes"], "cpp", "cpu", device),
+              TuningEntry({param: value * 2}, 0.1, now()))
+    update = _functional(state_for(TASK, []), Context(tuning_store=str(store.path)), TASK.read_text())
+    assert update["lowering"]["kernels"][0]["tuning"]["source"] == "store"
+    assert tunable_values(update["candidate"])[name] == value * 2
+    assert "tuned config from store for k0" in update["coder_note"]

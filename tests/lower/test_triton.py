@@ -11,6 +11,7 @@ import torch.nn.functional as F
 
 from akg_rag.errors import SketchError
 from akg_rag.lower.triton import emit_triton
+from akg_rag.search.tunables import tunable_values
 from akg_rag.sketch import check_sketch
 from tests.lower.conftest import INTERPRETED
 
@@ -149,10 +150,10 @@ def test_blocked_two_pass_reduction_with_carried_accumulators(build, device):
     x = torch.randn(3, 50, device=device)
     w = torch.randn(50, device=device)
     fn, module, src = build(LAYER_NORM)
-    assert src.tunables["k_BK"] == 16
+    assert src.tunables["K_BK"] == 16
     ref = F.layer_norm(x, (50,), eps=1e-5) * w
     for bk in (16, 12, 64):                        # the search rewrites tunables; 12 pads its tile
-        module.k_BK = bk
+        module.K_BK = bk
         y = torch.empty_like(x)
         fn(x, w, y)
         torch.testing.assert_close(y, ref, atol=1e-4, rtol=1e-4)
@@ -416,8 +417,9 @@ def test_generated_module_reads_like_a_kernel_file():
     assert code.startswith('"""Triton kernels generated from sketch `gemm`')
     assert "a_ptr,  # *f32: a[M, K] (in)" in code
     assert "BM: tl.constexpr,  # tunable (default 32)" in code
-    assert "k0_BM = 32" in code and "BM = k0_BM" in code         # read at call time
-    assert src.tunables == {"k0_BM": 32, "k0_BN": 16, "k0_BK": 16, "k0_NUM_WARPS": 4, "k0_NUM_STAGES": 3}
+    assert "K0_BM = 32" in code and "BM = K0_BM" in code         # read at call time
+    assert src.tunables == {"K0_BM": 32, "K0_BN": 16, "K0_BK": 16, "K0_NUM_WARPS": 4, "K0_NUM_STAGES": 3}
+    assert tunable_values(code) == src.tunables                  # the search finds every one
     assert src.entry == "k0" and src.tensors == ["a", "b", "bias", "c"]
     compile(code, "k0.py", "exec")
 
