@@ -132,10 +132,13 @@ class Judge:
         self.phase("timing: eager and the candidate interleaved")
         inputs = self.ref.inputs(self.opts.seed + 1)[0]
         eager = None if self.interpreted or self.eager is None else (lambda: self.ref.model(*inputs))
+        model_c = None if self.interpreted else self.ref.compiled_model
+        compiled = None if model_c is None else (lambda: model_c(*inputs))
         self.paired = paired.time_pair(eager, self._ask, self.device, warmup=self.opts.warmup,
                                        runs=self.opts.runs, budget_s=2 * self.opts.timing_budget_s,
-                                       lock_path=self.opts.timing_lock, interpreted=self.interpreted)
-        del inputs, eager
+                                       lock_path=self.opts.timing_lock, interpreted=self.interpreted,
+                                       compiled=compiled)
+        del inputs, eager, compiled
         self.ref.free()
         self.cand = self.paired.candidate
         if self.paired.comparison is not None:

@@ -48,6 +48,7 @@ class Reference:
         self.mutates = False
         self.eager: Measurement | None = None
         self.compiled: Measurement | None = None
+        self.compiled_model: Any = None
         self.compile_status = "disabled"
         self.flops: int | None = None
         self.min_bytes: int | None = None
@@ -158,6 +159,7 @@ class Reference:
                 compiled = torch.compile(self.model)
                 kw["warmup"] = max(1, kw["warmup"] if kw["warmup"] is not None else 2)
                 self.compiled = measure(lambda: compiled(*inputs), self.device, **kw)
+                self.compiled_model = compiled   # timed again, interleaved with the candidate
                 self.compile_status = "ok"
             except Exception as e:  # noqa: BLE001 - no compiler, unsupported op: not our verdict
                 first = str(e).strip().splitlines()[0][:200] if str(e).strip() else ""

@@ -29,7 +29,7 @@ class Timings:
     eager_ms: float | None = None
     compile_ms: float | None = None          # torch.compile of the reference; None when unavailable
     speedup_eager: float | None = None       # median of per-block eager/candidate ratios (~ eager_ms / candidate_ms)
-    speedup_compile: float | None = None     # compile_ms / candidate_ms (compile timed apart, before)
+    speedup_compile: float | None = None     # median of per-block compile/candidate ratios (compile_method)
     meaningful: bool = True                  # False under the Triton interpreter (correctness only)
     achieved_gbps: float | None = None       # minimum bytes moved / candidate time, GB/s (1e9)
     achieved_tflops: float | None = None     # FLOPs / candidate time, TFLOP/s (1e12)
@@ -46,13 +46,15 @@ class Timings:
     eager_iqr_ms: float | None = None
     speedup_eager_low: float | None = None   # interval of speedup_eager
     speedup_eager_high: float | None = None
-    speedup_compile_low: float | None = None  # interval of speedup_compile (measured apart: wider)
+    speedup_compile_low: float | None = None  # interval of speedup_compile (isolated: wider)
     speedup_compile_high: float | None = None
     confidence: float | None = None          # achieved two-sided confidence of the eager interval
     blocks: int = 0                          # interleaved blocks (independent ratios) behind it
     verdict_eager: str = ""                  # faster | slower | no measurable difference
     verdict_compile: str = ""
     eager_isolated_ms: float | None = None   # eager timed alone, before any candidate code loaded
+    compile_method: str = ""                 # "interleaved" with the candidate, or "isolated" (timed before it)
+    compile_isolated_ms: float | None = None  # torch.compile timed alone, before the candidate (interleaved runs)
     block_ratios: list[float] = field(default_factory=list)  # eager / candidate median of each block
     # CUDA graph replays of the same pair (GPU calls under 50 us, where launch overhead dominates)
     graph_candidate_ms: float | None = None

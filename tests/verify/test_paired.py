@@ -126,3 +126,31 @@ def test_the_interpreter_times_the_candidate_only():
     assert p.comparison is None and p.candidate.runs == 3 and cand.ops == ["time_block"]
     assert paired.timing_fields(p, None, None) == {"method": "perf_counter",
                                                    "candidate_iqr_ms": p.candidate.spread_ms}
+
+
+def test_torch_compile_is_interleaved_with_the_candidate_too():
+    """A second series of blocks: compile against the candidate, with its own interval."""
+    cand = FakeCandidate(busy(0.5))
+    isolated = timing.summarize([9.0] * 5, 0, "perf_counter")   # a stale figure from before the candidate
+    p = paired.time_pair(busy(1.5), cand, CPU, warmup=1, runs=24, budget_s=1.0, lock_path=None,
+                         interpreted=False, compiled=busy(0.25))
+    assert p.mismatch is None, p.mismatch
+    # (verdicts depend on the machine's load; the structure does not)
+    assert p.compiled is not None and p.compiled.speedup.blocks >= MIN_BLOCKS
+    assert len(cand.ops) > p.comparison.speedup.blocks + p.compiled.speedup.blocks
+    f = paired.timing_fields(p, eager_isolated=None, compiled=isolated)
+    assert f["compile_method"] == "interleaved" and f["compile_isolated_ms"] == 9.0
+    assert f["speedup_compile_low"] <= f["speedup_compile"] <= f["speedup_compile_high"]
+    assert f["compile_ms"] == p.compiled.baseline.median_ms < 9.0   # the interleaved median, not the stale 9 ms
+
+
+def test_a_compiled_baseline_that_fails_at_timing_keeps_the_isolated_figure():
+    def broken():
+        raise RuntimeError("recompile failed")
+    cand = FakeCandidate(busy(0.5))
+    isolated = timing.summarize([0.25] * 7, 0, "perf_counter")
+    p = paired.time_pair(busy(1.5), cand, CPU, warmup=1, runs=24, budget_s=1.0, lock_path=None,
+                         interpreted=False, compiled=broken)
+    assert p.compiled is None and p.comparison is not None
+    f = paired.timing_fields(p, eager_isolated=None, compiled=isolated)
+    assert f["compile_method"] == "isolated" and "speedup_compile_low" in f
