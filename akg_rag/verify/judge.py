@@ -245,10 +245,12 @@ class Judge:
         answer = self._ask({"op": "attribute", "seed": self.opts.seed + 1, "ablate_seed": seed}, "attribution")
         launches, trivial = int(answer.get("launches") or 0), int(answer.get("trivial") or 0)
         if self.ref_ops and launches and trivial >= launches:
+            # decided in _verdict, once the candidate's torch compute ops are known: copy-only
+            # launches with no torch compute beside them are the whole forward, and a function
+            # can be an identity on the task's inputs (relu of torch.rand data copies it bitwise)
             examples = "; ".join(str(x)[:120] for x in (answer.get("examples") or [])[:3])
-            self.violations.append(violation(
-                "no_work", f"all {launches} kernel launch(es) of a forward only copy, fill or leave data "
-                f"unchanged ({examples}); torch computes the result"))
+            self.no_work = (f"all {launches} kernel launch(es) of a forward only copy, fill or leave data "
+                            f"unchanged ({examples}); torch computes the result")
         if launches and self._compare(expected[0], answer, 0) is None:
             self.violations.append(violation(
                 "torch_fallback", "the output still matches the reference with every kernel launch skipped "
@@ -312,6 +314,7 @@ class Judge:
             raise TaskProblem(f"{type(e).__name__}: {e}") from e
         self.ref_ops: set[str] = set()
         self.ref_mutates = False
+        self.no_work: str | None = None   # the trivial-launch finding of _attribution, if any
         self.phase("timing baselines")
         self._step("timing the reference", self._baselines)
 
@@ -365,6 +368,8 @@ class Judge:
     def _verdict(self, mismatch: dict[str, Any] | None) -> dict[str, Any]:
         cand_ops = set(str(x) for x in self.report.get("compute_ops") or [])
         everything, partial_ops = coverage(self.ref_ops, cand_ops)
+        if self.no_work and cand_ops:
+            self.violations.append(violation("no_work", f"{self.no_work}: {', '.join(sorted(cand_ops))}"))
         if everything:
             self.violations.append(violation(
                 "torch_fallback", f"torch ops {', '.join(sorted(self.ref_ops))} computed everything the "

@@ -25,6 +25,7 @@ FAST = {"trials": 2, "compile_baseline": False, "runs": 3, "timeout_s": 120.0, "
 TRITON_BATCH: dict[str, tuple[str, dict]] = {
     "triton_correct": ("rowscale", {}),
     "triton_incorrect": ("rowscale", {}),
+    "triton_relu_nonneg": ("relu_nonneg", {}),
     "triton_tail_bug": ("rowscale_dyn", {}),
     "triton_correct@dyn": ("rowscale_dyn", {}),
     "triton_runtime_error": ("rowscale", {}),

@@ -16,6 +16,14 @@ def test_correct_triton_candidate_passes(batch):
     assert r.review is False                                 # no review on meaningless timings
 
 
+def test_a_kernel_that_copies_on_these_inputs_is_work_when_torch_computes_nothing(batch):
+    """relu of torch.rand data is a bitwise copy: with no torch compute in the forward, the launch
+    is the whole computation, not decoration (no_work is for copies beside torch's work)."""
+    r = batch["triton_relu_nonneg"]
+    assert r.status == "correct", r.feedback + r.log
+    assert not r.guard_violations and not r.partial
+
+
 def test_incorrect_candidate_reports_first_mismatch_and_ignores_stdout(batch):
     r = batch["triton_incorrect"]
     assert r.status == "incorrect"
