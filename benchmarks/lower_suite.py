@@ -118,7 +118,8 @@ def run(args: argparse.Namespace) -> int:
     results.parent.mkdir(parents=True, exist_ok=True)
     out = Path(args.out) if args.out else results.with_suffix("")
     seen = done(results)
-    pending = [t for t in suite_tasks(args.tasks) if t.stem not in seen]
+    root = Path(args.root) if getattr(args, "root", None) else SUITE
+    pending = [t for t in suite_tasks(args.tasks, root) if t.stem not in seen]
     verify_backend = args.verify_backend or args.backend
     options = {"scale": args.scale, "trials": args.trials, "timeout_s": args.timeout,
                "timing": not args.no_timing, "compile_baseline": not args.no_compile}
@@ -207,6 +208,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="AKG_TASK_SCALE for lowering and verification (default: unset = full)")
     p.add_argument("--results", help="JSON-lines results file (appended; done tasks are skipped)")
     p.add_argument("--out", default=None, help="candidates and lowering reports (default: next to --results)")
+    p.add_argument("--root", default=None, help="folder of task files (default: benchmarks/tasks)")
     p.add_argument("--tasks", nargs="+", default=None, help="fnmatch patterns on task names, e.g. 'gemm_*'")
     p.add_argument("--cores", default="generated", choices=["generated", "library"],
                    help="GEMM/conv cores generated (default) or library calls with the tail generated; in "

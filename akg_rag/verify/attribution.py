@@ -4,7 +4,8 @@
   extension): it fingerprints the tensor arguments before and after, plus the tensors a function
   returns. A launch is *trivial* when it writes nothing, or everything it writes is a bitwise copy
   of one of its arguments, or a constant. A forward whose every launch is trivial is an identity
-  or copy kernel decorating torch's work (guard ``no_work``).
+  or copy kernel decorating torch's work (guard ``no_work``). A written single element never counts
+  as a constant: it is what a full reduction writes.
 * :class:`Ablate` runs one forward with every launch skipped (Triton) or its results discarded
   (extension functions): the tensors the launch could have written are filled with NaN (integers
   with their most negative value; booleans are left as they are), except the
@@ -51,7 +52,9 @@ class Classify:
         why = None
         if not written:
             why = "writes nothing"
-        elif all(content_print(t) in sources or is_constant(t) for t in written):
+        elif all(content_print(t) in sources or (t.numel() > 1 and is_constant(t)) for t in written):
+            # one element is no evidence of a fill: a full reduction (a mean loss) writes a scalar;
+            # a kernel that only writes a constant scalar beside torch's work is Ablate's to catch
             why = "only copies its arguments or fills constants"
         if why is not None:
             self.trivial += 1

@@ -48,6 +48,7 @@ class Judge:
         self.out_dir = Path(job["out_dir"])
         self.interpreted = self.dsl == "triton" and self.backend == "cpu"
         self.violations: list[dict[str, str]] = []
+        self.no_work: str | None = None   # the trivial-launch finding of _attribution, if any
         self.notes: list[str] = []
         self.report: dict[str, Any] = {}
         self.ref = Reference(job, self.opts, self.notes)
@@ -111,10 +112,11 @@ class Judge:
         outs = as_tensor_list(expected[0]) or []
         trivial_task = all(is_constant(e) or content_print(e) in inputs for e in outs)
         if self.ref.ops and launches and trivial >= launches and not trivial_task:
+            # decided in _verdict, once the candidate's torch compute ops are known: copy-only
+            # launches with no torch compute beside them are the whole forward
             examples = "; ".join(str(x)[:120] for x in (answer.get("examples") or [])[:3])
-            self.violations.append(violation(
-                "no_work", f"all {launches} kernel launch(es) of a forward only copy, fill or leave data "
-                f"unchanged ({examples}); torch computes the result"))
+            self.no_work = (f"all {launches} kernel launch(es) of a forward only copy, fill or leave data "
+                            f"unchanged ({examples}); torch computes the result")
         if launches and self._compare(expected[0], answer, 0) is None:
             self.violations.append(violation(
                 "torch_fallback", "the output still matches the reference with every kernel launch skipped "
@@ -212,6 +214,8 @@ class Judge:
     def _verdict(self, mismatch: dict[str, Any] | None) -> dict[str, Any]:
         cand_ops = set(str(x) for x in self.report.get("compute_ops") or [])
         everything, partial_ops = coverage(self.ref.ops, cand_ops)
+        if self.no_work and cand_ops:
+            self.violations.append(violation("no_work", f"{self.no_work}: {', '.join(sorted(cand_ops))}"))
         if everything:
             self.violations.append(violation(
                 "torch_fallback", f"torch ops {', '.join(sorted(self.ref.ops))} computed everything the "

@@ -25,10 +25,10 @@ FAST = {"trials": 2, "compile_baseline": False, "runs": 3, "timeout_s": 120.0, "
 TRITON_BATCH: dict[str, tuple[str, dict]] = {
     "triton_correct": ("rowscale", {}),
     "triton_incorrect": ("rowscale", {}),
+    "triton_relu_nonneg": ("relu_nonneg", {}),
     "triton_tail_bug": ("rowscale_dyn", {}),
     "triton_correct@dyn": ("rowscale_dyn", {}),
     "triton_constant": ("rowscale_const", {}),
-    "triton_relu": ("relu_pos", {}),
     "triton_runtime_error": ("rowscale", {}),
     "triton_hang": ("rowscale", {"timeout_s": 25.0}),
     "triton_abort": ("rowscale", {}),

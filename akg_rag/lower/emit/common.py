@@ -250,16 +250,17 @@ def decompose(w: SketchWriter, depth: int, flat: str, dims: list[str], names: li
     return out
 
 
-def align(v: Value, shape: tuple[int, ...]) -> list[int | None]:
+def align(v: Value, shape: tuple[int, ...], broadcast: frozenset[int] = frozenset()) -> list[int | None]:
     """For each dim of ``v``: the region dim it maps to (right-aligned), None where ``v`` broadcasts
-    (size 1 against a larger region dim). Raises ValueError for shapes that do not broadcast."""
+    (size 1 against a larger region dim, or against a region dim in ``broadcast`` whatever its
+    size). Raises ValueError for shapes that do not broadcast."""
     off = len(shape) - len(v.shape)
     if off < 0:
         raise ValueError(f"{v.name} {v.shape} has more dims than the region {shape}")
     out: list[int | None] = []
     for j, size in enumerate(v.shape):
         d = off + j
-        if size == shape[d]:
+        if size == shape[d] and not (size == 1 and d in broadcast):
             out.append(d)
         elif size == 1:
             out.append(None)
@@ -268,23 +269,27 @@ def align(v: Value, shape: tuple[int, ...]) -> list[int | None]:
     return out
 
 
-def declare_input(w: SketchWriter, v: Value, shape: tuple[int, ...], syms: list[str]) -> list[int | None]:
-    """Declare ``v`` as an ``in`` tensor broadcasting to a region of ``shape`` (dims ``syms``)."""
-    amap = align(v, shape)
+def declare_input(w: SketchWriter, v: Value, shape: tuple[int, ...], syms: list[str],
+                  broadcast: frozenset[int] = frozenset()) -> list[int | None]:
+    """Declare ``v`` as an ``in`` tensor broadcasting to a region of ``shape`` (dims ``syms``;
+    ``broadcast``: see :func:`align`)."""
+    amap = align(v, shape, broadcast)
     w.tensor(v, [syms[d] if d is not None else "1" for d in amap], "in")
     return amap
 
 
 def declare_inputs(w: SketchWriter, inputs: Iterable[Value], exprs: Iterable[Expr],
-                   shape: tuple[int, ...], syms: list[str]) -> dict[str, list[int | None]]:
+                   shape: tuple[int, ...], syms: list[str],
+                   broadcast: dict[str, frozenset[int]] | None = None) -> dict[str, list[int | None]]:
     """Declare a region's inputs: those some expression reads as a plain ``input`` leaf broadcast
     to the region (their dim maps are returned), the others -- read only by ``gather`` leaves --
-    with size symbols of their own."""
+    with size symbols of their own. ``broadcast``: per input name, region dims its size-1 dims
+    broadcast over even where the region has size 1 too (see :func:`align`)."""
     plain = plain_inputs(list(exprs))
     amaps: dict[str, list[int | None]] = {}
     for v in inputs:
         if v.name in plain:
-            amaps[v.name] = declare_input(w, v, shape, syms)
+            amaps[v.name] = declare_input(w, v, shape, syms, (broadcast or {}).get(v.name, frozenset()))
         elif v.name not in w.declared:
             w.tensor(v, [w.symbol("G") if s != 1 else "1" for s in v.shape], "in")
     return amaps

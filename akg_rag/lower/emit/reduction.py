@@ -24,7 +24,7 @@ from akg_rag.lower.emit.common import (
     NO_DEPS, Deps, ExprWriter, SketchWriter, access, cdiv_text, decompose, declare_inputs, expr_dtype,
     fit, next_pow2, pin_unbound, prod_text,
 )
-from akg_rag.lower.region import Expr, Reduction, ReductionRegion
+from akg_rag.lower.region import Expr, Reduction, ReductionRegion, plain_inputs
 
 PERSISTENT_MAX = 8192   # reduced elements: up to this many, the whole reduced extent is one tile
 TILE_MAX = 4096         # elements of a persistent [KBLOCK, R] tile (register budget of a program)
@@ -50,7 +50,12 @@ class _Emitter:
         self.w = w = SketchWriter(name, [*r.inputs, *(o.value for o in r.outputs)])
         self.syms = [w.symbol(f"D{i}") for i in range(n)]
         exprs = [red.expr for red in r.reductions] + [o.expr for o in r.outputs]
-        self.amaps = declare_inputs(w, r.inputs, exprs, self.shape, self.syms)
+        # an input read only by epilogues on the reduced domain cannot vary along the reduced dims:
+        # its size-1 dims there broadcast, even where the domain has size 1 too (mean over D, H, W
+        # with D = 1, then + bias[C, 1, 1, 1], whose dim 1 lands on that D)
+        full = plain_inputs([red.expr for red in r.reductions] + [o.expr for o in r.outputs if o.domain == "full"])
+        epilogue = {v.name: frozenset(self.red) for v in r.inputs if v.name not in full}
+        self.amaps = declare_inputs(w, r.inputs, exprs, self.shape, self.syms, epilogue)
         self.by_name = {v.name: v for v in r.inputs}
         self.omaps: dict[str, list[int | None]] = {}
         for o in r.outputs:

@@ -249,3 +249,16 @@ def test_random_reduction_chains(run, evaluate, form, seed):
         .reshape(tuple(1 if d in dims else s for d, s in enumerate(shape)))
     close(got["z"], r)
     close(got["y"], x - r)
+
+
+def test_epilogue_operand_over_a_reduced_dim_of_size_one(run, form):
+    """mean over (D, H, W) with D = 1, then + bias[C, 1, 1, 1]: the bias's dim 1 lands on the
+    reduced D, where the domain has size 1 too; the epilogue must still read it as a broadcast
+    (it once failed with 'reduced output varies along the reduced dims')."""
+    x, bias = torch.randn(2, 3, 1, 5, 7), torch.randn(3, 1, 1, 1)
+    reg = ReductionRegion([V("x", x), V("bias", bias)], x.shape, (2, 3, 4), [Reduction("s", "sum", I("x"))],
+                          [Output(V("y", (2, 3, 1, 1, 1)), C("add", C("div", R("s"), NUMEL), I("bias")), "reduced")])
+    text = emit_sketch(reg, "k0")
+    assert "bias[D1, 1, 1, 1]" in text and "x[D0, D1, D2, D3, D4]" in text  # x keeps its symbol
+    got = run(reg, {"x": x, "bias": bias}, PARAMS)["y"]
+    close(got, x.mean(dim=(2, 3, 4), keepdim=True) + bias)

@@ -1,4 +1,5 @@
-"""Correct Triton candidate for rowscale_const: the whole computation in the kernel, whose output is all zeros."""
+"""Partial Triton candidate for rowscale_const: torch multiplies, the kernel subtracts and clamps, and
+the result is all zeros (a legitimate kernel of a constant function, beside torch compute)."""
 
 import torch
 import torch.nn as nn
@@ -7,12 +8,11 @@ import triton.language as tl
 
 
 @triton.jit
-def rowscale_kernel(x_ptr, w_ptr, y_ptr, numel, n_cols, BLOCK: tl.constexpr):
+def shift_relu_kernel(t_ptr, y_ptr, numel, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < numel
-    x = tl.load(x_ptr + offs, mask=mask)
-    w = tl.load(w_ptr + offs % n_cols, mask=mask)
-    tl.store(y_ptr + offs, tl.maximum(x * w - 1e4, 0.0), mask=mask)
+    t = tl.load(t_ptr + offs, mask=mask)
+    tl.store(y_ptr + offs, tl.maximum(t - 1e4, 0.0), mask=mask)
 
 
 class ModelNew(nn.Module):
@@ -21,8 +21,8 @@ class ModelNew(nn.Module):
         self.weight = nn.Parameter(torch.randn(n))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = x.contiguous()
-        y = torch.empty_like(x)
+        t = (x * self.weight).contiguous()
+        y = torch.empty_like(t)
         BLOCK = 1024
-        rowscale_kernel[(triton.cdiv(x.numel(), BLOCK),)](x, self.weight, y, x.numel(), x.shape[-1], BLOCK=BLOCK)
+        shift_relu_kernel[(triton.cdiv(t.numel(), BLOCK),)](t, y, t.numel(), BLOCK=BLOCK)
         return y

@@ -1,4 +1,5 @@
-"""Correct Triton candidate for relu_pos: the ReLU computed in the kernel (a copy on these inputs)."""
+"""Correct Triton candidate for relu_nonneg: its kernel computes relu, which on these non-negative
+inputs writes a bitwise copy of the input; with no torch compute beside it, that is not decoration."""
 
 import torch
 import torch.nn as nn
@@ -10,14 +11,12 @@ import triton.language as tl
 def relu_kernel(x_ptr, y_ptr, numel, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < numel
-    x = tl.load(x_ptr + offs, mask=mask)
-    tl.store(y_ptr + offs, tl.maximum(x, 0.0), mask=mask)
+    tl.store(y_ptr + offs, tl.maximum(tl.load(x_ptr + offs, mask=mask), 0.0), mask=mask)
 
 
 class ModelNew(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = x.contiguous()
         y = torch.empty_like(x)
-        BLOCK = 1024
-        relu_kernel[(triton.cdiv(x.numel(), BLOCK),)](x, y, x.numel(), BLOCK=BLOCK)
+        relu_kernel[(triton.cdiv(x.numel(), 256),)](x, y, x.numel(), BLOCK=256)
         return y

@@ -1,9 +1,7 @@
-"""Test task: y = relu(x) of uniform [0, 1) inputs, so the reference output is a copy of its input."""
+"""Test task: relu of non-negative data, an identity on these inputs."""
 
 import torch
 import torch.nn as nn
-
-M, N = 64, 256
 
 
 class Model(nn.Module):
@@ -12,7 +10,7 @@ class Model(nn.Module):
 
 
 def get_inputs():
-    return [torch.rand(M, N)]
+    return [torch.rand(37, 29)]
 
 
 def get_init_inputs():

@@ -1,0 +1,47 @@
+"""benchmarks/kb_sweep.py: counts per level and target and the failure list, from result lines
+written the way lower_suite.py appends them (no lowering or verification runs here)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+def _load():
+    sys.path.insert(0, str(BENCH))
+    spec = importlib.util.spec_from_file_location("bench_kb_sweep", BENCH / "kb_sweep.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _write(path: Path, rows: list[dict], cut: bool = False) -> None:
+    text = "".join(json.dumps(r) + "\n" for r in rows)
+    path.write_text(text + ('{"problem": "9_cut' if cut else ""))
+
+
+def test_summary_counts_and_failures(tmp_path):
+    sweep = _load()
+    _write(tmp_path / "level1_triton.jsonl", [
+        {"problem": "2_Relu", "status": "correct"},
+        {"problem": "10_Mean", "status": "incorrect", "feedback": "\noutput 0: 1 of 8 elements differ\nmore"},
+        {"problem": "1_Matmul", "status": "correct", "partial": True},
+        {"problem": "10_Mean", "status": "correct"},   # a rerun's line wins
+    ], cut=True)
+    _write(tmp_path / "level2_cpp.jsonl", [{"problem": "3_Conv", "status": "lower_error", "feedback": "ValueError: x"}])
+    counts, failures = sweep.summarise(tmp_path)
+    by = {(c["level"], c["target"]): c for c in counts}
+    assert by[("level1", "triton")]["problems"] == 3 and by[("level1", "triton")]["correct"] == 3
+    assert by[("level1", "triton")]["partial"] == 1
+    assert by[("level2", "cpp")]["statuses"] == {"lower_error": 1}
+    assert failures == [{"level": "level2", "target": "cpp", "problem": "3_Conv", "status": "lower_error",
+                         "feedback": "ValueError: x"}]
+    md = tmp_path / "out.md"
+    assert sweep.main(["report", str(tmp_path), "--markdown", str(md)]) == 0
+    text = md.read_text()
+    assert "| level1 | triton | 3 | 3 | 1 | - |" in text and "| level2 | cpp | 3_Conv | lower_error |" in text
