@@ -17,6 +17,7 @@ statistics in training mode) do not reach ``forward``'s outputs and are dropped 
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -171,6 +172,7 @@ def capture(task_path: str | Path, source: str | None = None, input_set: int = 0
         out = _call(path, "running forward", forward, *flat_in)
     dropped = _drop_mutations(gm, names)
     _out_of_place(gm)
+    _whole_dropout(gm)
     attrs = _attribute_paths(model)
     constants: dict[str, torch.Tensor] = {}
     attributes: dict[str, str] = {}
@@ -193,6 +195,49 @@ def capture(task_path: str | Path, source: str | None = None, input_set: int = 0
                     input_positions=positions, arg_count=len(args), constants=constants,
                     attributes=attributes, returns_tuple=isinstance(out, (tuple, list)),
                     dropped=dropped, input_sets=len(sets))
+
+
+def _whole_dropout(gm: torch.fx.GraphModule) -> None:
+    """Fold a traced training-mode dropout back into one ``native_dropout`` (left to torch).
+
+    On meta tensors ``F.dropout(x, p)`` traces as ``x * (bernoulli(expand(empty), 1 - p) / (1 - p))``,
+    eager's fallback formula; on a GPU eager runs the fused ``native_dropout``, which consumes the
+    generator differently, so only the whole op draws the reference's mask (the verifier reseeds
+    both sides before each forward). A hand-written ``bernoulli`` of a real tensor is not this
+    pattern and stays as written."""
+    g = gm.graph
+    changed = False
+    for b in list(g.nodes):
+        if b.op != "call_function" or b.target != aten.bernoulli.p or len(b.users) != 1:
+            continue
+        src, q = b.args[0], b.args[1]
+        if not (isinstance(src, torch.fx.Node) and src.target == aten.expand.default
+                and isinstance(src.args[0], torch.fx.Node) and src.args[0].target == aten.empty.memory_format):
+            continue
+        (div,) = b.users
+        if div.target != aten.div.Scalar or div.args != (b, q) or len(div.users) != 1:
+            continue
+        (mul,) = div.users
+        if mul.target != aten.mul.Tensor or len(mul.args) != 2 or div not in mul.args:
+            continue
+        x = mul.args[1] if mul.args[0] is div else mul.args[0]
+        val, xval = mul.meta.get("val"), getattr(x, "meta", {}).get("val")
+        if not (isinstance(xval, torch.Tensor) and isinstance(val, torch.Tensor) and xval.shape == val.shape
+                and xval.dtype == val.dtype):
+            continue
+        with g.inserting_before(mul):
+            p = float(f"{1.0 - float(q):.12g}")  # 0.3, not 0.30000000000000004 (1 - 0.7)
+            node = g.call_function(aten.native_dropout.default, (x, p, True))
+            node.meta["val"] = (val, torch.empty(val.shape, dtype=torch.bool, device="meta"))
+            out = g.call_function(operator.getitem, (node, 0))
+            out.meta["val"] = val
+        mul.replace_all_uses_with(out)
+        for dead in (mul, div, b):
+            g.erase_node(dead)
+        changed = True
+    if changed:
+        g.eliminate_dead_code()
+        gm.recompile()
 
 
 def _check_outputs(path: Path, out: Any) -> None:

@@ -26,7 +26,7 @@ HERE = Path(__file__).parent
 TASK = HERE / "tasks" / "tanh_dropout.py"
 # three trials (three masks), no timing: this file is about correctness
 FAST = {"trials": 3, "timing": False, "timeout_s": 300.0}
-DRAW = re.compile(r"torch\.ops\.aten\.bernoulli\.p\((\w+), ([0-9.]+)\)")
+DRAW = re.compile(r"torch\.ops\.aten\.native_dropout\.default\((\w+), ([0-9.]+), True\)")
 
 
 def test_reseed_repeats_the_mask_and_keeps_it_apart_from_the_inputs():
@@ -70,9 +70,9 @@ def verdicts(tmp_path_factory, cache_dir):
     cpp, cpp_report = lower_task(TASK, "cpp", "cpu")
     tri, _ = lower_task(TASK, "triton", "cuda")   # run here by the Triton interpreter
     assert cpp is not None and tri is not None
-    assert any("bernoulli" in f for f in cpp_report.fallbacks), cpp_report.fallbacks
+    assert cpp_report.fallbacks == ["aten.native_dropout.default"], cpp_report.fallbacks
     assert DRAW.search(tri), "the lowered candidate no longer leaves the mask draw to torch"
-    skipped = DRAW.sub(r"torch.full_like(\1, \2)", tri)
+    skipped = DRAW.sub(r"(\1, None)", tri)       # dropout skipped: the input passes unchanged
     files = {"cpp": cpp, "skipped": skipped}
     jobs = []
     for name, source in files.items():
@@ -88,7 +88,7 @@ def verdicts(tmp_path_factory, cache_dir):
 def test_lowered_cpp_candidate_keeping_torch_dropout_is_correct(verdicts):
     r = verdicts["cpp"]
     assert r.status == "correct", r.feedback + r.log
-    assert r.partial and any("bernoulli" in op for op in r.partial_ops), r.partial_ops
+    assert r.partial and any("native_dropout" in op for op in r.partial_ops), r.partial_ops
 
 
 def test_candidate_calling_torch_dropout_between_its_kernels_is_correct(verdicts):
