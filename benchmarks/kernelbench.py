@@ -292,9 +292,31 @@ def report(args: argparse.Namespace) -> int:
     print(text)
     if args.markdown:
         Path(args.markdown).write_text(f"{text}\n\n{table}\n")
+    if args.plot:
+        _plot(by, args.mode, figures, args.plot)
+        print(f"plot: {args.plot}")
     if args.json:
         print(json.dumps(figures, indent=1))
     return 0
+
+
+def _plot(by: dict[str, dict[str, dict]], mode: str, figures: dict, path: str) -> None:
+    """Per level, the speedups of the rows a mode scores (over eager and over torch.compile)."""
+    from plot import write_svg
+
+    groups: dict[str, dict] = {}
+    for key in by:
+        r = _pick(by[key], mode)
+        g = groups.setdefault(f"level{r.get('level', key[5])}", {"eager": [], "compile": []})
+        if r.get("status") == "correct":
+            for name, field in (("eager", "speedup_eager"), ("compile", "speedup_compile")):
+                if r.get(field):
+                    g[name].append(float(r[field]))
+    for name, g in groups.items():
+        f = figures.get(name, {})
+        g["problems"] = f.get("problems", 0)
+        g["means"] = {"eager": f.get("geomean_eager"), "compile": f.get("geomean_compile")}
+    write_svg(path, dict(sorted(groups.items())))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -336,6 +358,7 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--mode", choices=("lower", "normal"), default="lower")
     c.add_argument("--markdown", default=None)
     c.add_argument("--json", action="store_true")
+    c.add_argument("--plot", default=None, metavar="OUT.svg", help="speedup distribution per level (SVG)")
     c.set_defaults(func=report)
     args = p.parse_args(argv)
     return int(args.func(args) or 0)

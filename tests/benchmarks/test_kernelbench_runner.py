@@ -82,3 +82,23 @@ def test_untimed_row_never_replaces_a_timed_one(kb_mod, tmp_path):
                                         "timed": True}])
     by = kb_mod._load([str(timed), str(tmp_path / "rerun.jsonl")])
     assert by["level1/1_a"]["lowered"]["status"] == "incorrect"
+
+
+def test_report_plots_each_timed_correct_row_per_level(kb_mod, tmp_path):
+    import xml.dom.minidom
+
+    rows = [{"problem": "level1/1_a", "kind": "lowered", "level": 1, "status": "correct", "speedup_eager": 1.5,
+             "speedup_compile": 0.9},
+            {"problem": "level1/2_b", "kind": "lowered", "level": 1, "status": "incorrect"},
+            {"problem": "level2/1_c", "kind": "lowered", "level": 2, "status": "correct", "speedup_eager": 0.3},
+            {"problem": "level2/1_c", "kind": "library", "level": 2, "status": "correct", "speedup_eager": 1.2},
+            {"problem": "level2/2_d", "kind": "lowered", "level": 2, "status": "correct", "timed": False}]
+    results = tmp_path / "r.jsonl"
+    _write(results, rows)
+    svg = tmp_path / "p.svg"
+    assert kb_mod.main(["report", str(results), "--mode", "lower", "--plot", str(svg)]) == 0
+    doc = xml.dom.minidom.parse(str(svg))
+    # level 1: one correct row, timed over eager and compile; level 2: the faster form of 1_c only
+    assert len(doc.getElementsByTagName("circle")) == 3
+    labels = " ".join(t.firstChild.data for t in doc.getElementsByTagName("text") if t.firstChild)
+    assert "level1" in labels and "level2" in labels and "1.20x" not in labels.split("level2")[0]
