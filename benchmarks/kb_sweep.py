@@ -71,7 +71,9 @@ def summarise(results: Path) -> tuple[list[dict], list[dict]]:
         for name in sorted(rows, key=_number):
             r = rows[name]
             if r.get("status") != "correct":
-                first = next((ln.strip() for ln in (r.get("feedback") or "").splitlines() if ln.strip()), "")
+                lines = [ln.strip() for ln in (r.get("feedback") or "").splitlines() if ln.strip()]
+                # a heading line ("guard violations (...):") says less than the line under it
+                first = lines[1] if len(lines) > 1 and lines[0].endswith(":") else (lines or [""])[0]
                 failures.append({"level": level, "target": target, "problem": name,
                                  "status": r.get("status"), "feedback": first[:160]})
     return counts, failures
