@@ -19,8 +19,15 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+import torch
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# Without a GPU, Triton kernels run in-process only under the interpreter, and triton reads
+# TRITON_INTERPRET when first imported -- which any capture can trigger (make_fx loads inductor,
+# inductor loads triton), even while a test module is being collected. So it is set here, before
+# any test module is imported, not only in tests/lower/conftest.py.
+if not torch.cuda.is_available():
+    os.environ["TRITON_INTERPRET"] = "1"
 # Lowerings in tests start from the emitted defaults, not from whatever the user has tuned: the
 # tuning store points at a file no test writes (tests that tune pass their own store).
 os.environ.setdefault("AKG_RAG_TUNING_STORE", os.path.join(os.path.dirname(__file__), ".no-tuning-store.json"))
