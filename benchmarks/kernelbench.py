@@ -146,31 +146,32 @@ def _prepare_reused(task: Path, folder: Path, args: argparse.Namespace, retrieve
 
 # ---- run -------------------------------------------------------------------------------------
 
+def _rows(path: str | Path) -> list[dict]:
+    """The rows of a results file; a line cut by a kill (not JSON, or without problem and kind) is
+    skipped, so that problem runs again."""
+    path = Path(path)
+    rows = []
+    for line in path.read_text().splitlines() if path.is_file() else []:
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(row, dict) and "problem" in row and "kind" in row:
+            rows.append(row)
+    return rows
+
+
 def _done(results: Path) -> set[tuple[str, str]]:
-    seen: set[tuple[str, str]] = set()
-    if results.is_file():
-        for line in results.read_text().splitlines():
-            try:
-                row = json.loads(line)
-                seen.add((row["problem"], row["kind"]))
-            except (ValueError, KeyError):
-                continue  # a line cut by a kill: that problem runs again
-    return seen
+    return {(row["problem"], row["kind"]) for row in _rows(results)}
 
 
 def _selected(path: str | None) -> set[str] | None:
     """Problems whose row in a prior results file is ``correct`` (``--only-correct``), or None."""
     if not path:
         return None
-    keep: set[str] = set()
-    for line in Path(path).read_text().splitlines():
-        try:
-            row = json.loads(line)
-        except ValueError:
-            continue
-        if row.get("status") == "correct":
-            keep.add(row["problem"])
-    return keep
+    if not Path(path).is_file():
+        raise SystemExit(f"--only-correct: no results file {path}")
+    return {row["problem"] for row in _rows(path) if row.get("status") == "correct"}
 
 
 def _jobs(args: argparse.Namespace) -> list[tuple[str, str, int, Path, Path]]:
@@ -248,11 +249,7 @@ def _load(paths: list[str]) -> dict[str, dict[str, dict]]:
     row (from a ``--jobs`` sweep) never replaces a timed one."""
     by: dict[str, dict[str, dict]] = {}
     for p in paths:
-        for line in Path(p).read_text().splitlines():
-            try:
-                row = json.loads(line)
-            except ValueError:
-                continue
+        for row in _rows(p):
             kinds = by.setdefault(row["problem"], {})
             old = kinds.get(row["kind"])
             if old is not None and old.get("speedup_eager") is not None and row.get("timed") is False:
