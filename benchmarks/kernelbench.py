@@ -46,11 +46,13 @@ def _problems(kb: Path, level: int) -> list[Path]:
     if not root.is_dir():
         raise SystemExit(f"no level{level} folder under {kb}: pass the KernelBench checkout (or its KernelBench/ folder)")
 
-    def number(p: Path) -> int:
-        head = p.stem.split("_", 1)[0]
-        return int(head) if head.isdigit() else 10**6
+    return sorted((p for p in root.glob("*.py") if not p.name.startswith("_")), key=_number)
 
-    return sorted((p for p in root.glob("*.py") if not p.name.startswith("_")), key=number)
+
+def _number(task: Path) -> int:
+    """A KernelBench problem's number, from its file name (``36_RMSNorm_.py`` -> 36)."""
+    head = task.stem.split("_", 1)[0]
+    return int(head) if head.isdigit() else 10**6
 
 
 # ---- prepare ---------------------------------------------------------------------------------
@@ -184,6 +186,8 @@ def _jobs(args: argparse.Namespace) -> list[tuple[str, str, int, Path, Path]]:
         for i, task in enumerate(_problems(kb, level)):
             key = f"level{level}/{task.stem}"
             if i % shards != shard or (only is not None and key not in only):
+                continue
+            if args.problems and _number(task) not in args.problems:
                 continue
             for kind in args.kinds:
                 if (key, kind) not in done:
@@ -337,6 +341,8 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--kinds", nargs="+", default=["lowered"], choices=KINDS)
     b.add_argument("--results", required=True)
     b.add_argument("--shard", default="0/1", help="i/n: run problems whose index is i modulo n")
+    b.add_argument("--problems", type=int, nargs="+", default=None, metavar="N",
+                   help="only these problem numbers (of every selected level)")
     b.add_argument("--device", default=None, help="torch device, e.g. cuda:1")
     b.add_argument("--dsl", default="triton")
     b.add_argument("--backend", default="cuda")

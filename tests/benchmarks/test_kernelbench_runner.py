@@ -39,7 +39,7 @@ def layout(tmp_path):
 
 def _args(kb, cands, results, **kw):
     base = dict(kb=str(kb), candidates=str(cands), levels=[1], kinds=["lowered"], results=str(results),
-                shard="0/1", only_correct=None)
+                shard="0/1", only_correct=None, problems=None)
     base.update(kw)
     return argparse.Namespace(**base)
 
@@ -56,6 +56,12 @@ def test_jobs_skip_done_and_follow_shard(kb_mod, layout, tmp_path):
     assert todo == keys[1:]
     odd = [j[0] for j in kb_mod._jobs(_args(kb, cands, tmp_path / "none.jsonl", shard="1/2"))]
     assert odd == [keys[1], keys[3]]
+
+
+def test_problems_selects_by_number(kb_mod, layout, tmp_path):
+    kb, cands, keys = layout
+    todo = [j[0] for j in kb_mod._jobs(_args(kb, cands, tmp_path / "none.jsonl", problems=[2, 4]))]
+    assert todo == [keys[1], keys[3]]
 
 
 def test_only_correct_selects_from_a_sweep(kb_mod, layout, tmp_path):
