@@ -17,19 +17,26 @@ from typing import Any, Iterable
 HEADER = ["problem", "kind", "status", "partial", "x eager", "x compile", "cand ms", "note"]
 
 
+# timing fields a row keeps when the verifier filled them: the clock, the intervals, CUDA-graph replay
+TIMING_EXTRAS = ("method", "blocks", "speedup_eager_low", "speedup_eager_high", "speedup_compile_low",
+                 "speedup_compile_high", "compile_method", "graph_method", "graph_candidate_ms",
+                 "graph_eager_ms", "graph_speedup_eager", "achieved_gbps", "achieved_tflops")
+
+
 def result_row(r: Any) -> dict:
     """The JSON-ready fields of a ``VerifyResult`` that the figures and tables read."""
     t = r.timings
     row = {"status": r.status, "partial": bool(r.partial), "partial_ops": list(r.partial_ops or []),
            "guards": r.violation_names(), "review": bool(r.review),
-           "feedback": (r.feedback or "")[:1500]}
+           "feedback": (r.feedback or "")[:1500], "isolation": getattr(r, "isolation", "")}
     if t is not None and r.ok:
         row.update(candidate_ms=t.candidate_ms, eager_ms=t.eager_ms, compile_ms=t.compile_ms,
                    speedup_eager=t.speedup_eager, speedup_compile=t.speedup_compile,
                    roofline=t.roofline_fraction, device=t.device)
-        for extra in ("method", "graph_ms", "interval"):
-            if hasattr(t, extra):
-                row[extra] = getattr(t, extra)
+        for extra in TIMING_EXTRAS:
+            value = getattr(t, extra, None)
+            if value not in (None, ""):
+                row[extra] = value
     return row
 
 

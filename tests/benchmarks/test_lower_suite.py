@@ -95,3 +95,20 @@ def test_kernelbench_summary_uses_the_shared_figures():
     _, lower_only = kb.summary(by, "lower")
     assert lower_only["level2"]["geomean_eager"] == pytest.approx(0.8)
     assert rows[0][:3] == ["problem", "kind", "status"]
+
+
+def test_result_row_keeps_isolation_intervals_and_graph_timing():
+    from akg_rag.verify.result import Timings, VerifyResult
+
+    figures = _load("figures")
+    t = Timings(candidate_ms=0.01, eager_ms=0.02, speedup_eager=2.0, speedup_eager_low=1.8,
+                speedup_eager_high=2.2, method="cuda_event", blocks=8, graph_method="cuda_graph",
+                graph_candidate_ms=0.004, device="NVIDIA H200")
+    row = figures.result_row(VerifyResult("correct", timings=t, isolation="unshare (uid 65534)"))
+    assert row["isolation"] == "unshare (uid 65534)"
+    assert (row["speedup_eager_low"], row["speedup_eager_high"], row["blocks"]) == (1.8, 2.2, 8)
+    assert row["graph_method"] == "cuda_graph" and row["graph_candidate_ms"] == 0.004
+    assert "graph_error" not in row and "compile_method" not in row      # empty fields left out
+    json.dumps(row)
+    wrong = figures.result_row(VerifyResult("incorrect", timings=t, isolation="uid"))
+    assert "speedup_eager" not in wrong and wrong["isolation"] == "uid"

@@ -48,7 +48,7 @@ HOSTILE: dict[str, tuple[str, str | None]] = {
     "rt_os_exit": ("guard_violation", "early_exit"),
     "rt_sys_exit": ("guard_violation", "early_exit"),
     "rt_posix_exit": ("guard_violation", "early_exit"),
-    "rt_forge": ("guard_violation", "forged_result"),
+    "rt_forge": ("guard_violation", "file_access"),  # writing a verdict file is refused before any forgery
 }
 
 
