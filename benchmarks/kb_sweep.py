@@ -39,15 +39,24 @@ def run(args: argparse.Namespace) -> int:
                 print(f"no {root}: skipped", flush=True)
                 continue
             results = Path(args.results) / f"level{level}_{target}.jsonl"
-            ns = argparse.Namespace(
-                dsl=dsl, backend=backend, verify_backend=verify_backend, scale=None, root=str(root),
-                results=str(results), out=str(Path(args.results) / f"level{level}_{target}"),
-                tasks=args.only, jobs=args.jobs, trials=args.trials, timeout=args.timeout, device=None,
-                no_timing=True, no_compile=True, budget=None, report=None, markdown=None,
-                json=False, quiet=True)
+            ns = suite_args(dsl=dsl, backend=backend, verify_backend=verify_backend, root=str(root),
+                            results=str(results), out=str(Path(args.results) / f"level{level}_{target}"),
+                            tasks=args.only, jobs=args.jobs, trials=args.trials, timeout=args.timeout,
+                            no_timing=True, no_compile=True, quiet=True)
             print(f"== level{level} {target}", flush=True)
             lower_suite.run(ns)
     return 0
+
+
+def suite_args(**given) -> argparse.Namespace:
+    """lower_suite's options at their defaults, with ``given`` set (a new suite option cannot be
+    missing here)."""
+    ns = lower_suite.parser().parse_args([])
+    for key, value in given.items():
+        if not hasattr(ns, key):
+            raise AttributeError(f"lower_suite has no option {key!r}")
+        setattr(ns, key, value)
+    return ns
 
 
 def _number(name: str) -> int:

@@ -195,8 +195,8 @@ def report(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Parse the command line; run the suite, or only report with ``--report``."""
+def parser() -> argparse.ArgumentParser:
+    """The command line (kb_sweep.py builds its runs from the same options and defaults)."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     p.add_argument("--dsl", default="cpp", choices=["cpp", "triton"], help="kernel language")
@@ -224,6 +224,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--markdown", default=None, help="also write the figures and table here")
     p.add_argument("--json", action="store_true", help="also print the figures as JSON")
     p.add_argument("--quiet", action="store_true", help="no table at the end of a run")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse the command line; run the suite, or only report with ``--report``."""
+    p = parser()
     args = p.parse_args(argv)
     if args.report is not None:
         return report(args)

@@ -13,6 +13,7 @@ import os
 import sys
 from pathlib import Path
 
+from akg_rag import pysource
 from akg_rag.errors import ConfigError, TaskError
 
 # Top-level names a KernelBench-format task file must define.
@@ -35,7 +36,7 @@ def check_task_file(path: str | Path) -> None:
     except (OSError, UnicodeDecodeError) as e:
         raise TaskError(p, f"cannot be read ({type(e).__name__}: {e})") from None
     try:
-        tree = ast.parse(source, filename=str(p))
+        tree = pysource.parse(source, filename=str(p))
     except SyntaxError as e:
         raise TaskError(p, f"syntax error at line {e.lineno}, column {e.offset}: {e.msg}") from None
     defined = set()

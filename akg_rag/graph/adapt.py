@@ -29,6 +29,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from akg_rag import pysource
+
 _RENAMED = "_RetrievedModelNew"
 # The class a lowered candidate builds its parameters with: a copy of its task's constructor
 # (akg_rag.lower.weights.WEIGHTS_CLASS); ModelNew(*args, **kwargs) hands everything to it.
@@ -57,7 +59,7 @@ class Adapted:
 def init_params(source: str, class_name: str) -> list[Param] | None:
     """Parameters of ``class_name.__init__`` in ``source``; [] without ``__init__``; None if no class."""
     try:
-        tree = ast.parse(source)
+        tree = pysource.parse(source)
     except SyntaxError:
         return None
     for node in tree.body:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 
+from akg_rag import pysource
 from akg_rag.errors import TaskError
 
 WEIGHTS_CLASS = "_Weights"
@@ -47,7 +48,7 @@ def _is_main_guard(stmt: ast.stmt) -> bool:
 def weights_source(task_source: str, path: str = "task.py") -> str:
     """The task's module without its ``forward`` and input functions, ``Model`` renamed."""
     try:
-        tree = ast.parse(task_source, filename=path)
+        tree = pysource.parse(task_source, filename=path)
     except SyntaxError as e:
         raise TaskError(path, f"syntax error at line {e.lineno}: {e.msg}") from None
     body = []

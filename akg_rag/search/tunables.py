@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal, Mapping
 
+from akg_rag import pysource
 from akg_rag.errors import ConfigError
 
 TunableKind = Literal["constant", "table", "keyword", "cpp"]
@@ -63,7 +64,7 @@ def find_tunables(source: str, names: set[str] | frozenset[str] | None = None) -
 def _find(source: str) -> tuple[Tunable, ...]:
     """All tunables of a source, memoised: a search parses the same sources many times over."""
     try:
-        tree = ast.parse(source)
+        tree = pysource.parse(source)
     except SyntaxError:
         raw = _scan_text(source)
     else:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from akg_rag import pysource
 from akg_rag.verify.guards import dedupe, violation
 
 SPAWN_MODULES = {"threading", "_thread", "multiprocessing", "subprocess", "concurrent", "asyncio",
@@ -294,7 +295,7 @@ def scan_source(source: str, dsl: str, filename: str = "candidate.py") -> Static
     A syntax error is reported in ``syntax_error`` (the caller turns it into ``compile_error``).
     """
     try:
-        tree = ast.parse(source, filename=filename)
+        tree = pysource.parse(source, filename=filename)
     except SyntaxError as e:
         return StaticReport(syntax_error=f"{filename}, line {e.lineno}: {e.msg}")
     scanner = _Scanner(dsl)

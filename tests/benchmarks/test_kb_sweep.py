@@ -45,3 +45,42 @@ def test_summary_counts_and_failures(tmp_path):
     assert sweep.main(["report", str(tmp_path), "--markdown", str(md)]) == 0
     text = md.read_text()
     assert "| level1 | triton | 3 | 3 | 1 | - |" in text and "| level2 | cpp | 3_Conv | lower_error |" in text
+
+
+PROBLEM = """
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, scale):
+        super().__init__()
+        self.scale = scale
+
+    def forward(self, x):
+        return torch.relu(x * self.scale) + 1.0
+
+
+def get_inputs():
+    return [torch.randn(4, 33)]
+
+
+def get_init_inputs():
+    return [0.5]
+"""
+
+
+def test_run_lowers_and_verifies_a_problem_folder(tmp_path):
+    """A real (Triton-interpreter) run over a one-problem level folder: the run builds its options
+    from lower_suite's parser, so an option added there cannot break it."""
+    sweep = _load()
+    (tmp_path / "kb" / "level1").mkdir(parents=True)
+    (tmp_path / "kb" / "level1" / "1_scaled_relu.py").write_text(PROBLEM)
+    ns = sweep.suite_args()
+    assert ns.cores == "generated" and ns.trials == 5
+    args = sweep.main.__globals__["argparse"].Namespace(
+        problems=str(tmp_path / "kb"), results=str(tmp_path / "res"), levels=[1], targets=["triton"],
+        only=None, jobs=1, trials=1, timeout=300.0)
+    assert sweep.run(args) == 0
+    rows = [json.loads(line) for line in (tmp_path / "res" / "level1_triton.jsonl").read_text().splitlines()]
+    assert [(r["problem"], r["status"]) for r in rows] == [("1_scaled_relu", "correct")], rows

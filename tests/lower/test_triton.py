@@ -476,3 +476,26 @@ def test_a_zero_dim_tensor_passes_for_a_declared_one_element_tensor(build, devic
     fn, _, _ = build(TOTAL)
     fn(x, s)
     torch.testing.assert_close(s, x.sum(), atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("kind", ["sum", "argmin"])
+def test_middle_dim_reduction_in_row_blocks_of_kept_elements(build, device, kind):
+    """The reduction emitter's loop form for a reduction over a middle dim ([KBLOCK kept, RBLOCK]
+    blocks along the contiguous kept dim), at a size where it is chosen, lowered and run."""
+    from akg_rag.lower.emit import emit_sketch
+    from akg_rag.lower.region import Expr, Output, Reduction, ReductionRegion, Value
+
+    x = torch.randn(2, 1024, 40, device=device)
+    dtype = "int64" if kind == "argmin" else "float32"
+    region = ReductionRegion([Value("x", (2, 1024, 40), "float32")], (2, 1024, 40), (1,),
+                             [Reduction("r", kind, Expr.input("x"))],
+                             [Output(Value("y", (2, 40), dtype), Expr("reduced", ref="r"), "reduced")])
+    text = emit_sketch(region, "k0")
+    assert "RBLOCK" in text
+    fn, _, _ = build(text, "k0")
+    y = torch.empty(2, 40, device=device, dtype=getattr(torch, dtype))
+    fn(x, y)
+    if kind == "argmin":
+        assert torch.equal(y, x.argmin(1))
+    else:
+        torch.testing.assert_close(y, x.sum(1), atol=1e-4, rtol=1e-5)

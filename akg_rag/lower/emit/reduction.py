@@ -6,7 +6,9 @@ tiles: axis 0 kept elements (index tiles ``[KBLOCK, 1]``), axis 1 reduced elemen
 dims need not be trailing or contiguous (batch norm reduces N, H, W per channel).
 
 * persistent form (reduced element count <= ``PERSISTENT_MAX``): the reduced extent is one tile,
-  the inputs are loaded once, every reduction and output is computed from registers;
+  the inputs are loaded once, every reduction and output is computed from registers; not when the
+  last (contiguous) dim is kept and the tile would hold fewer than ``COALESCE_MIN`` kept elements
+  (a reduction over a middle dim: such a tile reads strided columns), which take the loop form;
 * split form (few kept elements over a long reduced extent, one level of reductions): see
   ``_Emitter.split``; three launches through ``temp`` tensors;
 * loop form: one sequential pass over ``RBLOCK`` blocks per *level* of reductions (a reduction
@@ -30,6 +32,7 @@ PERSISTENT_MAX = 8192   # reduced elements: up to this many, the whole reduced e
 TILE_MAX = 4096         # elements of a persistent [KBLOCK, R] tile (register budget of a program)
 LOOP_RBLOCK = 1024      # reduced elements per block in the loop form (last dim reduced)
 LOOP_TILE = (32, 64)    # (KBLOCK, RBLOCK) in the loop form when the last dim is kept
+COALESCE_MIN = 16       # kept elements per program, at least, when the last (contiguous) dim is kept
 
 SPLIT_MIN_REDUCED = 1 << 17   # reduced elements from which a few-row reduction is split
 SPLIT_CHUNK_MIN = 1 << 16     # reduced elements per chunk of the split form, at least
@@ -162,32 +165,60 @@ class _Emitter:
         rn = math.prod(self.shape[d] for d in self.red)
         last_reduced = len(self.shape) - 1 in self.red
         persistent = rn <= PERSISTENT_MAX
+        if persistent and not last_reduced and self.kept and \
+                max(1, TILE_MAX // next_pow2(rn)) < min(next_pow2(kn), COALESCE_MIN):
+            # the kept dims hold the contiguous one: a persistent tile this narrow reads each kept
+            # element's column alone (one sector per element); the loop form's [32, 64] blocks
+            # read whole rows of contiguous kept elements
+            persistent = False
         split = split_count(kn, rn, self.region)
         if split > 1:
             self.split(split)
             return w.text()
+        # the last (contiguous) dim kept and long enough: programs own a run of it, so that a tile's
+        # kept lanes are consecutive addresses the compiler can see (coalesced loads)
+        inner = not last_reduced and bool(self.kept) and self.shape[-1] >= COALESCE_MIN
+        kn_tile = self.shape[-1] if inner else kn
         if persistent:
-            kb = min(next_pow2(kn), max(1, TILE_MAX // next_pow2(rn)), 128)
+            kb = min(next_pow2(kn_tile), max(1, TILE_MAX // next_pow2(rn)), 128)
         else:
-            kb = 1 if last_reduced else min(LOOP_TILE[0], next_pow2(kn))
+            kb = 1 if last_reduced else min(LOOP_TILE[0], next_pow2(kn_tile))
         # no kept dims: one program, one row (a tunable could only make the row tile wrong)
         self.KB = KB = w.param("KBLOCK", kb) if self.kept else "1"
         pid = w.fresh("pid")
-        w.loop(1, pid, cdiv_text(self.KN, KB), "parallel")
-        kk = w.fresh("kk")
-        w.emit(2, f"{kk} = unsqueeze({pid} * {KB} + iota({KB}), axis=1)")
-        self.kidx = kidx = decompose(w, 2, kk, [self.syms[d] for d in self.kept], [f"k{d}" for d in self.kept])
+        names = [f"k{d}" for d in self.kept]
+        if inner:
+            last = self.syms[-1]
+            blocks = cdiv_text(last, KB)
+            outer = [self.syms[d] for d in self.kept[:-1]]
+            w.loop(1, pid, prod_text([*outer, blocks]), "parallel")
+            kl = w.fresh(names[-1])
+            w.emit(2, f"{kl} = unsqueeze(({pid} % {blocks}) * {KB} + iota({KB}), axis=1)")
+            if outer:
+                kq = w.fresh("kq")
+                w.emit(2, f"{kq} = {pid} // {blocks}")
+                kidx = [*decompose(w, 2, kq, outer, names[:-1]), kl]
+            else:
+                kidx = [kl]
+            self.kmask = f"lt({kl}, {last})"
+        else:
+            w.loop(1, pid, cdiv_text(self.KN, KB), "parallel")
+            kk = w.fresh("kk")
+            w.emit(2, f"{kk} = unsqueeze({pid} * {KB} + iota({KB}), axis=1)")
+            kidx = decompose(w, 2, kk, [self.syms[d] for d in self.kept], names)
+            self.kmask = f"lt({kk}, {self.KN})"
+        self.kidx = kidx
         if persistent:
-            self.persistent(kk, kidx)
+            self.persistent(kidx)
         else:
             rb = LOOP_RBLOCK if last_reduced else LOOP_TILE[1]
-            self.looped(kk, kidx, w.param("RBLOCK", rb))
+            self.looped(kidx, w.param("RBLOCK", rb))
         return w.text()
 
-    def persistent(self, kk: str, kidx: list[str]) -> None:
+    def persistent(self, kidx: list[str]) -> None:
         w, r = self.w, self.w.fresh("r")
         w.emit(2, f"{r} = unsqueeze(iota({self.RN}), axis=0)")
-        masks = {"k": f"lt({kk}, {self.KN})", "r": f"lt({r}, {self.RN})"}
+        masks = {"k": self.kmask, "r": f"lt({r}, {self.RN})"}
         idx = self.merge(kidx, self.reduced_index(2, r))
         ew = ExprWriter(w, 2, self.leaf_fn(2, idx))
         ew.prepare([red.expr for red in self.region.reductions] + [o.expr for o in self.region.outputs])
@@ -200,9 +231,9 @@ class _Emitter:
         self.store_outputs(2, ew, "full", idx, masks)
         self.store_outputs(2, ew, "reduced", idx, masks)
 
-    def looped(self, kk: str, kidx: list[str], RB: str) -> None:
+    def looped(self, kidx: list[str], RB: str) -> None:
         w = self.w
-        kmask = f"lt({kk}, {self.KN})"
+        kmask = self.kmask
         for group in self.levels():
             accs = {}
             for red in group:
@@ -215,7 +246,7 @@ class _Emitter:
                     accs[red.name] = (a, ai)
                 else:
                     accs[red.name] = (a, None)
-            r, masks, ew, bidx = self.block_head(kk, RB)
+            r, masks, ew, bidx = self.block_head(RB)
             ew.prepare(red.expr for red in group)
             for red in group:
                 text, deps = ew.write(red.expr)
@@ -241,7 +272,7 @@ class _Emitter:
                     w.emit(2, f"{res} = reduce_min(where(eq({a}, {best}), {ai}, {self.RN}), axis=1, keepdim=1)")
                 self.results[red.name] = (res, self.results[red.name][1])
         if any(o.domain == "full" for o in self.region.outputs):
-            r, masks, ew, bidx = self.block_head(kk, RB)
+            r, masks, ew, bidx = self.block_head(RB)
             ew.prepare(o.expr for o in self.region.outputs if o.domain == "full")
             self.store_outputs(3, ew, "full", bidx, masks)
         idx = self.merge(kidx, None)
@@ -347,13 +378,13 @@ class _Emitter:
         ew.prepare(o.expr for o in r.outputs if o.domain == "full")
         self.store_outputs(3, ew, "full", idx, masks)
 
-    def block_head(self, kk: str, RB: str) -> tuple[str, dict[str, str], ExprWriter, list[str | None]]:
+    def block_head(self, RB: str) -> tuple[str, dict[str, str], ExprWriter, list[str | None]]:
         """Open a sequential loop over reduced blocks; its index tiles and an ExprWriter inside."""
         w = self.w
         r0, r = w.fresh("r0"), w.fresh("r")
         w.loop(2, r0, f"0, {self.RN}, {RB}", "pipeline", "core")
         w.emit(3, f"{r} = unsqueeze({r0} + iota({RB}), axis=0)")
-        masks = {"k": f"lt({kk}, {self.KN})", "r": f"lt({r}, {self.RN})"}
+        masks = {"k": self.kmask, "r": f"lt({r}, {self.RN})"}
         idx = self.merge(self.kidx, self.reduced_index(3, r))
         ew = ExprWriter(w, 3, self.leaf_fn(3, idx))
         return r, masks, ew, idx

@@ -262,3 +262,48 @@ def test_epilogue_operand_over_a_reduced_dim_of_size_one(run, form):
     assert "bias[D1, 1, 1, 1]" in text and "x[D0, D1, D2, D3, D4]" in text  # x keeps its symbol
     got = run(reg, {"x": x, "bias": bias}, PARAMS)["y"]
     close(got, x.mean(dim=(2, 3, 4), keepdim=True) + bias)
+
+
+@pytest.mark.parametrize("kind", ["sum", "argmin"])
+def test_a_middle_dim_reduction_reads_rows_of_contiguous_kept_elements(run, kind):
+    """Reducing dim 1 of [2, 1024, 40]: a persistent tile (R = 1024) would hold 4 kept elements,
+    each read down a strided column; the loop form takes [KBLOCK >= 16, RBLOCK] blocks instead.
+    A reduction over the last dim, or one with few kept elements, stays persistent."""
+    x = torch.randn(2, 1024, 40)
+    dtype = "int64" if kind == "argmin" else "float32"
+    reg = ReductionRegion([V("x", x)], x.shape, (1,), [Reduction("r", kind, I("x"))],
+                          [Output(V("y", (2, 40), dtype), R("r"), "reduced")])
+    text = emit_sketch(reg, "k0")
+    assert "RBLOCK" in text and "KBLOCK = 32," in text, text
+    got = run(reg, {"x": x}, {})["y"]
+    ref = x.argmin(1) if kind == "argmin" else x.sum(1)
+    if kind == "argmin":
+        assert torch.equal(got, ref)
+    else:
+        close(got, ref)
+    last = ReductionRegion([V("x", (80, 1024))], (80, 1024), (1,), [Reduction("r", "sum", I("x"))],
+                           [Output(V("y", (80,)), R("r"), "reduced")])
+    few = ReductionRegion([V("x", (1024, 3))], (1024, 3), (0,), [Reduction("r", "sum", I("x"))],
+                          [Output(V("y", (3,)), R("r"), "reduced")])
+    assert "RBLOCK" not in emit_sketch(last, "k0") and "RBLOCK" not in emit_sketch(few, "k0")
+
+
+@pytest.mark.parametrize("shape,dims", [((3, 20, 37), (1,)), ((20, 37), (0,)), ((2, 5, 6, 33), (0, 2)),
+                                        ((4, 7, 19), (0, 1))])
+def test_programs_own_a_run_of_the_kept_last_dim(run, form, shape, dims):
+    """With the last dim kept and >= 16 long, a program's kept lanes are a run of that dim (the
+    other kept dims come from the program id): softmax (a full-domain output) and a sum, with
+    tails in both the run and the reduced blocks."""
+    x = torch.randn(*shape)
+    kept = [d for d in range(len(shape)) if d not in dims]
+    reg = ReductionRegion([V("x", x)], x.shape, dims,
+                          [Reduction("m", "max", I("x")), Reduction("s", "sum", C("exp", C("sub", I("x"), R("m"))))],
+                          [Output(V("y", x), C("div", C("exp", C("sub", I("x"), R("m"))), R("s")), "full"),
+                           Output(V("t", tuple(shape[d] for d in kept)), R("s"), "reduced")])
+    if form == "persistent":
+        assert "kq" in emit_sketch(reg, "k0") or len(kept) == 1
+    got = run(reg, {"x": x}, PARAMS)
+    m = x.amax(dim=dims, keepdim=True)
+    e = torch.exp(x - m)
+    close(got["y"], e / e.sum(dim=dims, keepdim=True))
+    close(got["t"], e.sum(dim=dims))
