@@ -14,6 +14,10 @@ repository (its ``KernelBench/level1`` ... folders). Three steps, resumable, eac
     PYTHONPATH=. python benchmarks/kernelbench.py run KB C --levels 1 --results R/l1.jsonl [--shard 0/2]
     PYTHONPATH=. python benchmarks/kernelbench.py run KB C --levels 2 --kinds lowered library --results R/l2.jsonl
 
+    # 2b. before GPU time: compile every candidate's launches for sm_90 on any machine (meta
+    #     tensors of the full shapes; registers, spills, vectorised loads), resumable
+    python benchmarks/kernelbench.py offline KB C --levels 1 2 --results R/offline.jsonl
+
     # 3. figures: correct, partial, fast_1, geometric means (a failure counts as 1.0x)
     python benchmarks/kernelbench.py report R/*.jsonl --mode lower|normal [--markdown OUT.md]
 
@@ -246,6 +250,52 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---- offline -----------------------------------------------------------------------------------
+
+def offline(args: argparse.Namespace) -> int:
+    """Compile each candidate's Triton launches for ``sm_<arch>`` without a GPU (one child per
+    candidate: ``python -m akg_rag.lower.offline --json``), one JSON line per candidate; then
+    print the launches that spill and the totals."""
+    import os
+    import subprocess
+
+    results = Path(args.results)
+    results.parent.mkdir(parents=True, exist_ok=True)
+    todo = _jobs(args)
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parents[1]), env.get("PYTHONPATH", "")])
+    print(f"{len(todo)} candidates to compile for sm_{args.arch}", flush=True)
+    for key, kind, level, task, cand in todo:
+        row = {"problem": key, "kind": kind, "level": level, "arch": args.arch}
+        if not cand.is_file():
+            row["error"] = "missing"
+        else:
+            run = subprocess.run([sys.executable, "-m", "akg_rag.lower.offline", str(task), str(cand), "--json",
+                                  "--arch", str(args.arch)], capture_output=True, text=True, env=env,
+                                 timeout=args.timeout)
+            try:
+                row["launches"] = json.loads(run.stdout)
+            except json.JSONDecodeError:
+                row["error"] = (run.stderr.strip() or run.stdout.strip() or f"exit {run.returncode}")[-800:]
+        with results.open("a") as f:
+            f.write(json.dumps(row) + "\n")
+        spills = [ln for ln in row.get("launches", []) if ln.get("spill_bytes")]
+        print(f"{key} {kind}: " + (row.get("error", "")[:200] or f"{len(row['launches'])} launches"
+                                  + (f", {len(spills)} spilling" if spills else "")), flush=True)
+    rows = _rows(results)
+    launches = [(r["problem"], ln) for r in rows for ln in r.get("launches", [])]
+    spilling = [(p, ln) for p, ln in launches if ln.get("spill_bytes")]
+    failed = [r["problem"] for r in rows if r.get("error")] + [p for p, ln in launches if ln.get("error")]
+    print(f"{len(rows)} candidates, {len(launches)} launches; {len(spilling)} spill registers; "
+          f"{len(failed)} failed to compile")
+    for p, ln in spilling:
+        print(f"  {p}: {ln['kernel']} {ln['num_warps']} warps, {ln['registers']} registers, "
+              f"{ln['spill_bytes']} bytes spilled")
+    for p in failed:
+        print(f"  failed: {p}")
+    return 0
+
+
 # ---- report ----------------------------------------------------------------------------------
 
 def _load(paths: list[str]) -> dict[str, dict[str, dict]]:
@@ -356,6 +406,16 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--only-correct", default=None, metavar="RESULTS",
                    help="only problems whose row in this results file is correct (to time them)")
     b.set_defaults(func=run)
+    o = sub.add_parser("offline", help="compile the candidates for an NVIDIA GPU without one (resumable)")
+    o.add_argument("kb")
+    o.add_argument("candidates")
+    o.add_argument("--levels", type=int, nargs="+", default=[1, 2])
+    o.add_argument("--kinds", nargs="+", default=["lowered"], choices=KINDS)
+    o.add_argument("--results", required=True)
+    o.add_argument("--problems", type=int, nargs="+", default=None, metavar="N")
+    o.add_argument("--arch", type=int, default=90, help="compute capability x 10 (90: H100/H200)")
+    o.add_argument("--timeout", type=float, default=600.0, help="seconds per candidate")
+    o.set_defaults(func=offline, shard="0/1", only_correct=None)
     c = sub.add_parser("report", help="figures from result files")
     c.add_argument("results", nargs="+")
     c.add_argument("--mode", choices=("lower", "normal"), default="lower")

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from akg_rag.errors import SketchError
 from akg_rag.lower.source import KernelSource
-from akg_rag.lower.triton_expr import Blocks, Namer
+from akg_rag.lower.triton_expr import Blocks, Namer, join16
 from akg_rag.lower.triton_host import CHECK_HELPER, host_source
 from akg_rag.lower.triton_kernel import KernelWriter
 from akg_rag.lower.triton_ops import helper_sources, helpers_needing_libdevice
@@ -27,6 +27,8 @@ from akg_rag.sketch.nodes import Alloc, Assign, For, Load, Sketch, Stmt
 from akg_rag.sketch.validate import validate_sketch
 
 DEFAULT_NUM_WARPS = 4    # warps per program (Triton's default)
+DOT_WARPS = 8            # ... for an f32 (IEEE, FMA) dot over a tile of DOT_WIDE_TILE elements or more
+DOT_WIDE_TILE = 64 * 64
 DEFAULT_NUM_STAGES = 3   # software-pipelining stages of loops that load (Triton's CUDA default)
 
 
@@ -53,9 +55,33 @@ def emit_triton(sketch: Sketch, name: str) -> KernelSource:
     tunables["NUM_STAGES"] = f"{prefix}_NUM_STAGES"
     host = host_source(typed, name, kernels, blocks, tunables)
     values = {**{tunables[p]: v for p, v in typed.tunables.items()},
-              tunables["NUM_WARPS"]: DEFAULT_NUM_WARPS, tunables["NUM_STAGES"]: DEFAULT_NUM_STAGES}
+              tunables["NUM_WARPS"]: default_warps(typed), tunables["NUM_STAGES"]: DEFAULT_NUM_STAGES}
     code = _module(typed, name, values, helpers, sources, host)
     return KernelSource(code=code, entry=name, tunables=values, tensors=[t.name for t in typed.arguments])
+
+
+def default_warps(typed: TypedSketch) -> int:
+    """Warps per program before any tuning. An f32 dot with IEEE products runs on the FMA units and
+    keeps its whole [BM, BN] accumulator in registers: a 128 x 128 GEMM tile over four warps is 128
+    values a thread, and compiled for sm_90 the kernel spills (255 registers, 80 bytes of spill
+    stores); eight warps hold 64 each without spilling. A conv's implicit GEMM also gathers its
+    pixel tile through computed addresses: at 64 x 64 or 64 x 128 on four warps some spilled, on
+    eight none did (akg_rag.lower.offline over KernelBench's convs). Other kernels keep four."""
+    for mm in typed.matmuls:
+        a, b = (typed.type_of(x) for x in mm.args)  # type: ignore[union-attr]
+        if typed.type_of(mm).dtype != "f32" or join16(a.exact, b.exact) is not None or a.rank < 2:
+            continue
+        m, n = (_default_extent(typed, s) for s in (a.shape[-2], b.shape[-1]))
+        if m and n and m * n >= DOT_WIDE_TILE:
+            return DOT_WARPS
+    return DEFAULT_NUM_WARPS
+
+
+def _default_extent(typed: TypedSketch, size) -> int | None:
+    """A tile extent at the tunables' defaults (None when it depends on a run-time size)."""
+    if size.value is not None:
+        return int(size.value)
+    return typed.tunables.get(size.key)
 
 
 def _module(typed: TypedSketch, name: str, tunables: dict[str, int], helpers: set[str],

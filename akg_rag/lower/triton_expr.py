@@ -474,14 +474,14 @@ class ExprWriter:
             xa = f"{x.at(ATOM)}[{', '.join([':'] * a.rank + ['None'])}]"
             yb = f"{y.at(ATOM)}[{', '.join([':'] * (b.rank - 2) + ['None', ':', ':'])}]"
             return Em(f"tl.sum({xa} * {yb}, axis={rank - 1})")
-        half = _join16(a.exact, b.exact)
+        half = join16(a.exact, b.exact)
         if half is not None:  # 16-bit inputs held exactly: tensor cores, f32 accumulation
             tl16 = ops.STORAGE[half]
             return Em(f"tl.dot({x.at(ATOM)}.to({tl16}), {y.at(ATOM)}.to({tl16}))")
         return Em(f"tl.dot({x.text}, {y.text}, input_precision=\"ieee\")")
 
 
-def _join16(a: str | None, b: str | None) -> str | None:
+def join16(a: str | None, b: str | None) -> str | None:
     vals = {v for v in (a, b) if v != "*"}
     if len(vals) == 1 and None not in vals:
         v = vals.pop()

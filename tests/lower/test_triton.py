@@ -5,6 +5,8 @@ Runs under the Triton interpreter on a machine without a GPU (see conftest.py) a
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -523,17 +525,26 @@ for i, p in enumerate(jit.params):
     else:
         sig[p.name] = "i32"
 compiled = triton.compile(ASTSource(fn=jit, signature=sig, constexprs=consts, attrs=attrs),
-                          target=GPUTarget("cuda", 90, 32))
+                          target=GPUTarget("cuda", 90, 32), options={"num_warps": constexprs.get("num_warps", 4)})
 ttgir = compiled.asm["ttgir"]
 layouts = dict(re.findall(r"^(#\w+) = (#ttg\.blocked<.*>)$", ttgir, re.M))
-print(json.dumps([layouts[m] for m in re.findall(r"tt\.load .*?: tensor<.*?, (#\w+)>", ttgir)]))
+loads = [layouts.get(m, m) for m in re.findall(r"tt\.load .*?: tensor<.*?, (#\w+)>", ttgir)]
+import os, subprocess, tempfile
+ptxas = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "ptxas")
+with tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False) as f:
+    f.write(compiled.asm["ptx"])
+info = subprocess.run([ptxas, "-arch=sm_90a", "-v", f.name, "-o", os.devnull], capture_output=True, text=True).stderr
+spills = sum(int(n) for n in re.findall(r"(\d+) bytes spill stores", info))
+regs = max([int(n) for n in re.findall(r"Used (\d+) registers", info)] or [0])
+print(json.dumps({"loads": loads, "spill_bytes": spills, "registers": regs}))
 """
 
 
-def _sm90_load_layouts(path, name: str, ones: set[str], constexprs: dict) -> list[str]:
+def _sm90_compile(path, name: str, ones: set[str], constexprs: dict) -> dict:
     """Compile kernel ``name`` of module ``path`` for sm_90 without a GPU, in a child without the
     interpreter (pointers 16-byte aligned, the ``ones`` integer arguments specialised to 1 as
-    Triton does at launch); the layouts of its tt.load ops. Skips where Triton cannot do that."""
+    Triton does at launch): {"loads": layouts of its tt.load ops, "spill_bytes", "registers"}
+    (ptxas -v). Skips where Triton cannot do that."""
     import json
     import os
     import subprocess
@@ -569,9 +580,52 @@ def test_a_middle_dim_reduction_compiles_to_coalesced_loads(tmp_path):
     constexprs = {"KBLOCK": module.K0_KBLOCK, "RBLOCK": module.K0_RBLOCK, "BLOCK_KBLOCK": module.K0_KBLOCK,
                   "BLOCK_RBLOCK": module.K0_RBLOCK, "USE_INT64": False}
     assert "x_stride2" in src.code and "y_stride1" in src.code
-    layouts = _sm90_load_layouts(path, "k0_kernel", {"x_stride2", "y_stride1"}, constexprs)
+    layouts = _sm90_compile(path, "k0_kernel", {"x_stride2", "y_stride1"}, constexprs)["loads"]
     assert layouts, "no load compiled"
     for layout in layouts:
         order = [int(v) for v in re.search(r"order = \[([\d, ]+)\]", layout).group(1).split(",")]
         threads = [int(v) for v in re.search(r"threadsPerWarp = \[([\d, ]+)\]", layout).group(1).split(",")]
         assert order[0] == 0 and threads[0] >= 8, layout
+
+
+GEMM_F32 = """
+sketch mm {
+  symbols: M, N, K
+  tensors: a[M, K]: f32 in; b[K, N]: f32 in; c[M, N]: f32 out
+  params: BM = 128, BN = 128, BK = 32
+
+  @llm_hint("parallel", "grid")
+  for i in range(0, M, BM):
+    @llm_hint("parallel", "grid")
+    for j in range(0, N, BN):
+      acc = alloc([BM, BN], f32, hint="accumulator", init=0)
+      @llm_hint("pipeline", "core")
+      for k in range(0, K, BK):
+        ta = alloc([BM, BK], f32)
+        load(a[i:i + BM, k:k + BK] -> ta)
+        tb = alloc([BK, BN], f32)
+        load(b[k:k + BK, j:j + BN] -> tb)
+        acc = add(acc, matmul(ta, tb))
+      store(acc -> c[i:i + BM, j:j + BN])
+}
+"""
+
+
+def test_a_wide_f32_dot_defaults_to_eight_warps_and_compiles_without_spills(tmp_path):
+    """An f32 dot with IEEE products keeps its 128 x 128 accumulator in registers: the default is
+    eight warps (four spill on sm_90), checked by compiling offline and reading ptxas -v. A
+    16-bit dot (tensor cores) and a narrower f32 tile keep four."""
+    src = emit_triton(check_sketch(GEMM_F32), "k0")
+    assert src.tunables["K0_NUM_WARPS"] == 8
+    half = emit_triton(check_sketch(GEMM_F32.replace("f32 in", "f16 in")), "k0")
+    narrow = emit_triton(check_sketch(GEMM_F32.replace("BN = 128", "BN = 16")), "k0")
+    assert half.tunables["K0_NUM_WARPS"] == 4 and narrow.tunables["K0_NUM_WARPS"] == 4
+    path = tmp_path / "k0_mm.py"
+    path.write_text(src.code)
+    names = re.findall(r"^    (\w+_stride1),", src.code, re.M)
+    base = {"BM": 128, "BN": 128, "BK": 32, "BLOCK_BM": 128, "BLOCK_BN": 128, "BLOCK_BK": 32,
+            "USE_INT64": False}
+    got = _sm90_compile(path, "k0_kernel", set(names), {**base, "num_warps": 8})
+    assert got["registers"] > 0 and got["spill_bytes"] == 0, got
+    four = _sm90_compile(path, "k0_kernel", set(names), {**base, "num_warps": 4})
+    assert four["spill_bytes"] > 0, four       # what the default avoids

@@ -24,6 +24,7 @@ from akg_rag.lower.emit.common import (
 from akg_rag.lower.region import ConvRegion, Expr
 
 DIRECT_MAX_OG = 8   # output channels per group below which the direct form is used
+CONV_BM = 64          # pixels per implicit-GEMM tile, at most (see implicit_gemm)
 
 
 class _Conv:
@@ -126,7 +127,10 @@ class _Conv:
         npix = shape[0] * math.prod(shape[2:])
         og = shape[1] // G
         taps = (r.x.shape[1] // G) * math.prod(r.w.shape[2:])
-        BM = w.param("BM", min(128, max(16, next_pow2(npix))))
+        # the [BM, BK] pixel tile is gathered through computed addresses, which cost registers:
+        # compiled for sm_90, BM = 128 spilled (0.1-2 KB a thread) for every KernelBench conv,
+        # BM = 64 with BN up to 128 on eight warps did not (akg_rag.lower.offline)
+        BM = w.param("BM", min(CONV_BM, max(16, next_pow2(npix))))
         BN = w.param("BN", min(128, max(16, next_pow2(og))))
         BK = w.param("BK", min(32, max(16, next_pow2(taps))))
         NP = prod_text([self.N, *self.OS])

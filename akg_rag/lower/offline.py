@@ -1,0 +1,209 @@
+"""Compile a Triton candidate's kernels for an NVIDIA GPU on a machine without one.
+
+``python -m akg_rag.lower.offline TASK CANDIDATE [--arch 90] [--json]`` runs the candidate's
+``forward`` on *meta* tensors of the task's full shapes (nothing is allocated, no kernel runs),
+records every kernel launch with the arguments Triton would specialise on (integers equal to 1,
+multiples of 16, 16-byte aligned pointers), compiles each launch for ``sm_<arch>`` exactly as the
+launch would, and reports per launch: grid, warps, stages, registers and spill bytes (``ptxas
+-v``), and the loads (how many, how many vectorised, the thread layout of each tile).
+
+What it tells before any GPU time is spent: a kernel that spills at its default tunables, a tile
+whose warps walk a strided dim, a load that could be vectorised and is not. What it cannot tell:
+speed. Needs Triton with its NVIDIA backend (the wheel bundles ptxas); ``TRITON_INTERPRET`` must be
+unset (the interpreter replaces the compiler).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+DTYPES = {"float32": "*fp32", "float16": "*fp16", "bfloat16": "*bf16", "float64": "*fp64",
+          "int64": "*i64", "int32": "*i32", "int16": "*i16", "int8": "*i8", "uint8": "*u8", "bool": "*i1"}
+
+
+@dataclass
+class LaunchReport:
+    """One recorded launch, compiled."""
+
+    kernel: str
+    grid: list[int]
+    num_warps: int
+    num_stages: int
+    registers: int = 0
+    spill_bytes: int = 0
+    loads: int = 0                  # global loads in the PTX (ld.global and cp.async)
+    vector_loads: int = 0           # of which 8 or 16 bytes wide (.v2 / .v4, cp.async of 8 / 16)
+    load_layouts: list[str] = field(default_factory=list)   # TTGIR layout of each tile load
+    error: str = ""
+
+
+@dataclass
+class _Launch:
+    fn: Any
+    bound: dict[str, Any]
+    grid: list[int]
+    options: dict[str, int]
+
+
+def _capture(task: Path, candidate: Path) -> list[_Launch]:
+    """Run ``ModelNew`` of ``candidate`` on meta inputs of ``task``; the launches it makes."""
+    import torch
+    import triton.runtime.jit as jit
+
+    if os.environ.get("TRITON_INTERPRET") == "1":
+        raise RuntimeError("TRITON_INTERPRET=1 replaces the compiler: unset it to compile offline")
+    task_mod, cand_mod = _load(task, "_offline_task"), _load(candidate, "_offline_candidate")
+    launches: list[_Launch] = []
+
+    def record(self, *args, grid, warmup, **kwargs):  # noqa: ARG001 - JITFunction.run's signature
+        names = [p.name for p in self.params]
+        bound = dict(zip(names, args))
+        options = {k: kwargs.pop(k) for k in ("num_warps", "num_stages") if k in kwargs}
+        bound.update(kwargs)
+        if callable(grid):
+            grid = grid(bound)
+        launches.append(_Launch(self, bound, [int(g) for g in grid], options))
+
+    real = jit.JITFunction.run
+    jit.JITFunction.run = record
+    try:
+        with torch.device("meta"), torch.no_grad():
+            inputs = task_mod.get_inputs()
+            init = task_mod.get_init_inputs() if hasattr(task_mod, "get_init_inputs") else []
+            model = cand_mod.ModelNew(*init)
+            model(*inputs)
+    finally:
+        jit.JITFunction.run = real
+    return launches
+
+
+def _load(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise RuntimeError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _signature(launch: _Launch) -> tuple[dict, dict, dict]:
+    """Triton's view of the launch: (signature, constexprs, attrs), specialised as at run time."""
+    import torch
+
+    sig, consts, attrs = {}, {}, {}
+    for i, p in enumerate(launch.fn.params):
+        v = launch.bound.get(p.name, p.default if hasattr(p, "default") else None)
+        if p.is_constexpr:
+            sig[p.name], consts[p.name] = "constexpr", v
+        elif isinstance(v, torch.Tensor):
+            sig[p.name] = DTYPES.get(str(v.dtype).removeprefix("torch."), "*fp32")
+            attrs[(i,)] = [["tt.divisibility", 16]]   # torch's allocations are 16-byte aligned
+        elif isinstance(v, bool) or v is None:
+            sig[p.name], consts[p.name] = "constexpr", v
+        elif isinstance(v, int):
+            if v == 1:
+                sig[p.name], consts[p.name] = "constexpr", 1
+            else:
+                sig[p.name] = "i32" if -2**31 <= v < 2**31 else "i64"
+                if v % 16 == 0:
+                    attrs[(i,)] = [["tt.divisibility", 16]]
+        elif isinstance(v, float):
+            sig[p.name] = "fp32"
+        else:
+            raise TypeError(f"argument {p.name} of {launch.fn.__name__}: {type(v).__name__} is not handled")
+    return sig, consts, attrs
+
+
+def _compile(launch: _Launch, arch: int) -> LaunchReport:
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    rep = LaunchReport(launch.fn.__name__, launch.grid, launch.options.get("num_warps", 4),
+                       launch.options.get("num_stages", 3))
+    try:
+        sig, consts, attrs = _signature(launch)
+        compiled = triton.compile(ASTSource(fn=launch.fn, signature=sig, constexprs=consts, attrs=attrs),
+                                  target=GPUTarget("cuda", arch, 32),
+                                  options={"num_warps": rep.num_warps, "num_stages": rep.num_stages})
+    except Exception as e:  # noqa: BLE001 - reported per launch
+        rep.error = f"{type(e).__name__}: {str(e).strip().splitlines()[-1] if str(e).strip() else ''}"[:500]
+        return rep
+    ptx, ttgir = compiled.asm["ptx"], compiled.asm["ttgir"]
+    # plain loads, and the asynchronous copies of pipelined loops (16 or 8 bytes: vectorised)
+    rep.loads = len(re.findall(r"\bld\.global\b", ptx)) + len(re.findall(r"\bcp\.async\.c[ag]\.shared\.global", ptx))
+    rep.vector_loads = len(re.findall(r"\bld\.global[\w.]*\.v[24]\.", ptx)) + \
+        len(re.findall(r"\bcp\.async\.c[ag]\.shared\.global[^;]*,\s*(?:16|8|0x10|0x8)\s*(?:,|;)", ptx))
+    layouts = dict(re.findall(r"^(#\w+) = (#ttg\.\w+<.*>)$", ttgir, re.M))
+    rep.load_layouts = [layouts.get(m, m) for m in re.findall(r"tt\.load .*?: tensor<.*?, (#\w+)>", ttgir)]
+    rep.registers, rep.spill_bytes = _ptxas(ptx, arch)
+    return rep
+
+
+def _ptxas(ptx: str, arch: int) -> tuple[int, int]:
+    """(registers, spill-store bytes) from ``ptxas -v`` of the bundled ptxas."""
+    import triton
+
+    ptxas = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "ptxas"
+    with tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False) as f:
+        f.write(ptx)
+    try:
+        info = subprocess.run([str(ptxas), f"-arch=sm_{arch}a" if arch >= 90 else f"-arch=sm_{arch}", "-v",
+                               f.name, "-o", os.devnull], capture_output=True, text=True, timeout=300).stderr
+    finally:
+        os.unlink(f.name)
+    regs = max([int(n) for n in re.findall(r"Used (\d+) registers", info)] or [0])
+    return regs, sum(int(n) for n in re.findall(r"(\d+) bytes spill stores", info))
+
+
+def inspect_candidate(task: str | Path, candidate: str | Path, arch: int = 90) -> list[LaunchReport]:
+    """Every launch of one forward of ``candidate`` on ``task``'s shapes, compiled for ``sm_<arch>``."""
+    return [_compile(launch, arch) for launch in _capture(Path(task), Path(candidate))]
+
+
+def _line(r: LaunchReport) -> str:
+    if r.error:
+        return f"{r.kernel}: compile failed: {r.error}"
+    warps = ", ".join(sorted({re.sub(r"^#ttg\.blocked<\{(.*)\}>$", r"\1", lay) for lay in r.load_layouts}))
+    flag = "  SPILLS" if r.spill_bytes else ""
+    return (f"{r.kernel}: grid {r.grid}, {r.num_warps} warps, {r.num_stages} stages; {r.registers} registers, "
+            f"{r.spill_bytes} bytes spilled{flag}; {r.loads} global loads, {r.vector_loads} vectorised"
+            + (f"\n    load layouts: {warps}" if warps else ""))
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m akg_rag.lower.offline", description=__doc__.split("\n\n")[0],
+                                epilog=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("task", help="KernelBench-format task file (its get_inputs gives the shapes)")
+    p.add_argument("candidate", help="Triton candidate file (ModelNew)")
+    p.add_argument("--arch", type=int, default=90, help="compute capability x 10 (90: H100/H200)")
+    p.add_argument("--json", action="store_true", help="one JSON object per launch")
+    args = p.parse_args(argv)
+    try:
+        reports = inspect_candidate(args.task, args.candidate, args.arch)
+    except Exception as e:  # noqa: BLE001 - one message, exit 2
+        print(f"error: {type(e).__name__}: {e}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps([asdict(r) for r in reports], indent=1))
+    else:
+        if not reports:
+            print("no Triton launch recorded (is the candidate a Triton one?)")
+        for r in reports:
+            print(_line(r))
+    return 1 if any(r.error for r in reports) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,111 @@
+"""akg_rag.lower.offline: a Triton candidate's launches compiled for sm_90 on a machine without a
+GPU, from meta tensors of the task's full shapes (nothing allocated: the shapes below would need
+~34 GB). Run as the command, in a child without TRITON_INTERPRET (the conftest sets it here)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from akg_rag.lower.assemble import lower_task
+
+ROOT = Path(__file__).resolve().parents[2]
+
+TASK = """
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, x, y):
+        return torch.relu(x @ y) * 0.5
+
+
+def get_inputs():
+    return [torch.randn(65536, 65536), torch.randn(65536, 1024)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+SPILLING = '''
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def mm_kernel(a_ptr, b_ptr, c_ptr, M, N, K, sa, sb, sc, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    i, j = tl.program_id(0), tl.program_id(1)
+    rm = i * BM + tl.arange(0, BM)[:, None]
+    rn = j * BN + tl.arange(0, BN)[None, :]
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k in range(0, K, BK):
+        rk = k + tl.arange(0, BK)
+        a = tl.load(a_ptr + rm * sa + rk[None, :], mask=(rm < M) & (rk[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + rk[:, None] * sb + rn, mask=(rk[:, None] < K) & (rn < N), other=0.0)
+        acc += tl.dot(a, b, input_precision="ieee")
+    tl.store(c_ptr + rm * sc + rn, acc, mask=(rm < M) & (rn < N))
+
+
+class ModelNew(nn.Module):
+    def forward(self, x, y):
+        M, K = x.shape
+        N = y.shape[1]
+        out = torch.empty(M, N, device=x.device, dtype=x.dtype)
+        mm_kernel[(triton.cdiv(M, 128), triton.cdiv(N, 128))](x, y, out, M, N, K, x.stride(0), y.stride(0),
+                                                             out.stride(0), BM=128, BN=128, BK=32, num_warps=4)
+        return torch.relu(out) * 0.5
+'''
+
+
+def _offline(*args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env["PYTHONPATH"] = str(ROOT)
+    return subprocess.run([sys.executable, "-m", "akg_rag.lower.offline", *args], capture_output=True, text=True,
+                          env=env, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("offline")
+    (d / "task.py").write_text(TASK)
+    code, _ = lower_task(d / "task.py", "triton", "cuda")
+    (d / "lowered.py").write_text(code)
+    (d / "spilling.py").write_text(SPILLING)
+    return d
+
+
+def test_the_lowered_candidates_launches_compile_for_sm90_without_spilling(files):
+    run = _offline(str(files / "task.py"), str(files / "lowered.py"), "--json")
+    if run.returncode != 0 and "backends" in run.stderr:
+        pytest.skip(f"this Triton cannot compile for NVIDIA offline: {run.stderr[-300:]}")
+    assert run.returncode == 0, run.stderr
+    launches = json.loads(run.stdout)
+    assert launches and all(not ln["error"] for ln in launches), launches
+    gemm = launches[0]
+    assert gemm["grid"][0] == (65536 // 128) * (1024 // 128)        # the full shape's grid
+    assert gemm["num_warps"] == 8 and gemm["registers"] > 0 and gemm["spill_bytes"] == 0
+    assert gemm["loads"] > 0 and gemm["vector_loads"] == gemm["loads"]   # 16-byte async copies
+
+
+def test_a_hand_written_wide_dot_on_four_warps_is_reported_spilling(files):
+    run = _offline(str(files / "task.py"), str(files / "spilling.py"))
+    if run.returncode != 0 and "backends" in run.stderr:
+        pytest.skip(f"this Triton cannot compile for NVIDIA offline: {run.stderr[-300:]}")
+    assert run.returncode == 0, run.stderr
+    assert "mm_kernel: grid [512, 8], 4 warps" in run.stdout and "SPILLS" in run.stdout, run.stdout
+
+
+def test_the_interpreter_is_refused_with_one_message(files):
+    env = dict(os.environ, TRITON_INTERPRET="1", PYTHONPATH=str(ROOT))
+    run = subprocess.run([sys.executable, "-m", "akg_rag.lower.offline", str(files / "task.py"),
+                          str(files / "lowered.py")], capture_output=True, text=True, env=env, timeout=300)
+    assert run.returncode == 2 and "TRITON_INTERPRET" in run.stderr and "Traceback" not in run.stderr
