@@ -28,7 +28,7 @@ from akg_rag.sketch.validate import validate_sketch
 
 DEFAULT_NUM_WARPS = 4    # warps per program (Triton's default)
 DOT_WARPS = 8            # ... for an f32 (IEEE, FMA) dot over a tile of DOT_WIDE_TILE elements or more
-DOT_WIDE_TILE = 64 * 64
+DOT_WIDE_TILE = 64 * 32
 DEFAULT_NUM_STAGES = 3   # software-pipelining stages of loops that load (Triton's CUDA default)
 
 
@@ -65,7 +65,7 @@ def default_warps(typed: TypedSketch) -> int:
     keeps its whole [BM, BN] accumulator in registers: a 128 x 128 GEMM tile over four warps is 128
     values a thread, and compiled for sm_90 the kernel spills (255 registers, 80 bytes of spill
     stores); eight warps hold 64 each without spilling. A conv's implicit GEMM also gathers its
-    pixel tile through computed addresses: at 64 x 64 or 64 x 128 on four warps some spilled, on
+    pixel tile through computed addresses: at 64 x 32 to 64 x 128 on four warps some spilled, on
     eight none did (akg_rag.lower.offline over KernelBench's convs). Other kernels keep four."""
     for mm in typed.matmuls:
         a, b = (typed.type_of(x) for x in mm.args)  # type: ignore[union-attr]

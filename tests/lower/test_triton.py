@@ -618,7 +618,7 @@ def test_a_wide_f32_dot_defaults_to_eight_warps_and_compiles_without_spills(tmp_
     src = emit_triton(check_sketch(GEMM_F32), "k0")
     assert src.tunables["K0_NUM_WARPS"] == 8
     half = emit_triton(check_sketch(GEMM_F32.replace("f32 in", "f16 in")), "k0")
-    narrow = emit_triton(check_sketch(GEMM_F32.replace("BN = 128", "BN = 16")), "k0")
+    narrow = emit_triton(check_sketch(GEMM_F32.replace("BM = 128, BN = 128", "BM = 64, BN = 16")), "k0")
     assert half.tunables["K0_NUM_WARPS"] == 4 and narrow.tunables["K0_NUM_WARPS"] == 4
     path = tmp_path / "k0_mm.py"
     path.write_text(src.code)
