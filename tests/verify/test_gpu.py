@@ -18,6 +18,8 @@ from pathlib import Path
 
 import torch
 
+from tests.verify.escape import escape_candidate
+
 ROOT = Path(__file__).resolve().parents[2]
 KERNELS = ROOT / "knowledge" / "kernels"
 HERE = Path(__file__).parent
@@ -135,26 +137,6 @@ def check_hostile_candidates_on_the_device() -> None:
     assert not wrong, "\n".join(wrong)
 
 
-def _escape_candidate(tmp: Path) -> tuple[Path, Path, Path, int, object]:
-    """rt_escape_os.py with its placeholders filled: a world-readable secret, a path outside the
-    working directory, and a listener on the host's loopback (returned open, to be closed)."""
-    import socket
-
-    secret, planted = tmp / "secret.txt", tmp / "planted.txt"
-    secret.write_text("HOSTSECRET-gpu")
-    secret.chmod(0o644)
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(1)
-    listener.setblocking(False)
-    port = listener.getsockname()[1]
-    source = (HERE / "candidates" / "rt_escape_os.py").read_text().replace("@SECRET_FILE@", str(secret)) \
-        .replace("@OUTSIDE@", str(planted)).replace("@PORT@", str(port))
-    cand = tmp / "escape.py"
-    cand.write_text(source)
-    return cand, secret, planted, port, listener
-
-
 def check_unshare_sandbox_on_the_device() -> None:
     """The unshare level (the H200 box has util-linux unshare, no bubblewrap, and runs as root):
     Triton and CUDA-C candidates open the GPU inside it (device nodes, driver libraries, /tmp and the
@@ -169,7 +151,7 @@ def check_unshare_sandbox_on_the_device() -> None:
     os.environ["AKG_RAG_ISOLATION"] = "unshare"      # verify() (and the executor's workers) start there
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            cand, secret, planted, port, listener = _escape_candidate(Path(tmp))
+            esc = escape_candidate(Path(tmp), "HOSTSECRET-gpu")
             jobs = [
                 make_job(str(HERE / "tasks" / "rowscale.py"), str(HERE / "candidates" / "triton_correct.py"),
                          dsl="triton", backend="cuda", options=dict(FAST, runs=5)),
@@ -184,19 +166,14 @@ def check_unshare_sandbox_on_the_device() -> None:
                 assert r.isolation.startswith("unshare"), r.isolation
             assert results[0].timings is not None and results[0].timings.method == "cuda_event"
             assert results[2].partial                            # dropout stayed a torch call
-            r = verify(HERE / "tasks" / "rowscale.py", cand, dsl="triton", backend="cuda",
+            r = verify(HERE / "tasks" / "rowscale.py", esc.candidate, dsl="triton", backend="cuda",
                        options=VerifyOptions(trials=1, timing=False, static_guards=False, timeout_s=300.0))
-            try:
-                listener.accept()
-                reached = True
-            except BlockingIOError:
-                reached = False
-            listener.close()
+            reached = esc.reached()
             escape = [ln for ln in r.log.splitlines() if ln.startswith("ESCAPE ")]
             assert r.status == "correct" and escape, r.feedback + r.log
             got = json.loads(escape[0][len("ESCAPE "):])
             assert got["environ_hits"] == 0 and got["host_file"] is None and not got["connected"], got
-            assert not got["planted"] and not planted.exists() and not reached
+            assert not got["planted"] and not esc.planted.exists() and not reached
     finally:
         if before is None:
             os.environ.pop("AKG_RAG_ISOLATION", None)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from akg_rag.verify import sandbox
+from tests.verify.escape import escape_candidate
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent.parent
@@ -89,21 +89,9 @@ def test_credentials_host_files_and_network_are_out_of_reach(tmp_path, level):
     got_level = sandbox.choose(gpu=False, start=level)
     if got_level.level != level:
         pytest.skip(f"{level} refused here: {got_level.describe()}")
-    secret = tmp_path / "secret.txt"
-    secret.write_text("HOSTSECRET-7f3a")
-    secret.chmod(0o644)                       # world-readable: only the mount namespace hides it
-    planted = tmp_path / "planted.txt"
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(1)
-    listener.setblocking(False)
-    port = listener.getsockname()[1]
-    source = (HERE / "candidates" / "rt_escape_os.py").read_text().replace("@SECRET_FILE@", str(secret)) \
-        .replace("@OUTSIDE@", str(planted)).replace("@PORT@", str(port))
-    cand = tmp_path / "cand.py"
-    cand.write_text(source)
+    esc = escape_candidate(tmp_path, "HOSTSECRET-7f3a")
     env = dict(os.environ, OPENAI_API_KEY="sk-akg-test-0123456789", PYTHONPATH=str(ROOT), AKG_RAG_ISOLATION=level)
-    done = subprocess.run([sys.executable, "-c", DRIVER, str(HERE / "tasks" / "rowscale.py"), str(cand)],
+    done = subprocess.run([sys.executable, "-c", DRIVER, str(HERE / "tasks" / "rowscale.py"), str(esc.candidate)],
                           env=env, capture_output=True, text=True, timeout=300)
     line = [ln for ln in done.stdout.splitlines() if ln.startswith("RESULT ")]
     assert line, done.stdout[-2000:] + done.stderr[-2000:]
@@ -114,13 +102,7 @@ def test_credentials_host_files_and_network_are_out_of_reach(tmp_path, level):
     got = json.loads(escape[0][len("ESCAPE "):])
     assert got["environ_hits"] == 0                  # no process of the caller is visible
     assert got["host_file"] is None                  # the host's files are not there
-    assert not got["planted"] and not planted.exists()
+    assert not got["planted"] and not esc.planted.exists()
     assert not got["connected"]
-    try:
-        listener.accept()
-        reached = True
-    except BlockingIOError:
-        reached = False
-    listener.close()
-    assert not reached
+    assert not esc.reached()
     assert result["status"] == "correct"             # the OS refused; the kernel itself is fine
