@@ -588,27 +588,8 @@ def test_a_middle_dim_reduction_compiles_to_coalesced_loads(tmp_path):
         assert order[0] == 0 and threads[0] >= 8, layout
 
 
-GEMM_F32 = """
-sketch mm {
-  symbols: M, N, K
-  tensors: a[M, K]: f32 in; b[K, N]: f32 in; c[M, N]: f32 out
-  params: BM = 128, BN = 128, BK = 32
-
-  @llm_hint("parallel", "grid")
-  for i in range(0, M, BM):
-    @llm_hint("parallel", "grid")
-    for j in range(0, N, BN):
-      acc = alloc([BM, BN], f32, hint="accumulator", init=0)
-      @llm_hint("pipeline", "core")
-      for k in range(0, K, BK):
-        ta = alloc([BM, BK], f32)
-        load(a[i:i + BM, k:k + BK] -> ta)
-        tb = alloc([BK, BN], f32)
-        load(b[k:k + BK, j:j + BN] -> tb)
-        acc = add(acc, matmul(ta, tb))
-      store(acc -> c[i:i + BM, j:j + BN])
-}
-"""
+# the GEMM above in f32 (or 16-bit) at the lowering's default 128 x 128 x 32 tile
+GEMM_F32 = GEMM.replace("DT", "f32").replace("BM = 32, BN = 16, BK = 16", "BM = 128, BN = 128, BK = 32")
 
 
 def test_a_wide_f32_dot_defaults_to_eight_warps_and_compiles_without_spills(tmp_path):
@@ -617,7 +598,8 @@ def test_a_wide_f32_dot_defaults_to_eight_warps_and_compiles_without_spills(tmp_
     16-bit dot (tensor cores) and a narrower f32 tile keep four."""
     src = emit_triton(check_sketch(GEMM_F32), "k0")
     assert src.tunables["K0_NUM_WARPS"] == 8
-    half = emit_triton(check_sketch(GEMM_F32.replace("f32 in", "f16 in")), "k0")
+    wide16 = GEMM.replace("DT", "f16").replace("BM = 32, BN = 16", "BM = 128, BN = 128")
+    half = emit_triton(check_sketch(wide16), "k0")
     narrow = emit_triton(check_sketch(GEMM_F32.replace("BM = 128, BN = 128", "BM = 64, BN = 16")), "k0")
     assert half.tunables["K0_NUM_WARPS"] == 4 and narrow.tunables["K0_NUM_WARPS"] == 4
     path = tmp_path / "k0_mm.py"
