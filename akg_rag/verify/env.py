@@ -10,11 +10,15 @@ idle threads that sleep instead of spinning.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import os
 import platform
 import re
 import sys
+import time
+from collections.abc import Iterator
 from importlib import metadata
 from pathlib import Path
 
@@ -98,6 +102,46 @@ def extensions_dir(candidate_source: str, cache_dir: str | None = None) -> Path:
     path = cache_root(cache_dir) / "extensions" / digest
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+class BuildDirBusy(RuntimeError):
+    """Another verification of the same source held its build directory for too long."""
+
+
+@contextlib.contextmanager
+def claim_build_dir(path: Path, wait_s: float) -> Iterator[list[Path]]:
+    """Hold a build directory for one verification; yield the stale build locks it removed.
+
+    torch's extension builder guards a build with a ``lock`` file it removes when the build ends. A
+    build killed mid-way (a timeout, a killed run) leaves that file behind, and every later build of
+    the same source then waits on it forever. The claim is an ``flock`` on a file beside the
+    directory (outside what the candidate may write), held by this process for the whole
+    verification and released by the kernel however the process ends; whoever holds it is the only
+    verification using the directory, so any ``lock`` found inside is stale and is removed.
+    Verifications of one source run one after another; waiting longer than ``wait_s`` raises
+    :class:`BuildDirBusy`.
+    """
+    claim = path.with_name(path.name + ".claim")
+    with open(claim, "a+b") as fh:
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise BuildDirBusy(f"{path} stayed in use by another verification of the same "
+                                       f"source for {wait_s:g} s") from None
+                time.sleep(0.2)
+        removed = []
+        for lock in sorted(path.glob("*/lock")):
+            with contextlib.suppress(FileNotFoundError):
+                lock.unlink()
+                removed.append(lock)
+        try:
+            yield removed
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def default_memory_mb(backend: str) -> int:

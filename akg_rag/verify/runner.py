@@ -12,6 +12,7 @@ verdict sealed with the key. Whatever the child does -- crash, hang, exit early,
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -90,6 +91,7 @@ def _run_child(task_path: Path, task_source: str, candidate_source: str, dsl: st
     box = sandbox.choose(gpu=backend == "cuda")
     base = dict(base, isolation=box.describe())
     root = Path(tempfile.mkdtemp(prefix="akg-verify-"))
+    claim = contextlib.ExitStack()
     try:
         judge_dir, work = root / "judge", root / "work"
         out_dir = work / "out"
@@ -114,6 +116,10 @@ def _run_child(task_path: Path, task_source: str, candidate_source: str, dsl: st
             Path(cache_dir).mkdir(mode=0o755, exist_ok=True)
             os.chown(cache_dir, box.uid, box.uid)
         ext_dir = envmod.extensions_dir(candidate_source, cache_dir)
+        try:
+            stale = claim.enter_context(envmod.claim_build_dir(ext_dir, opts.timeout_s))
+        except envmod.BuildDirBusy as exc:
+            raise VerifierError(str(exc)) from None
         (ext_dir / "triton").mkdir(exist_ok=True)
         env = envmod.child_env(dsl=dsl, backend=backend, extensions_dir=str(ext_dir), scale=opts.scale,
                                cpu_threads=opts.cpu_threads)
@@ -133,12 +139,15 @@ def _run_child(task_path: Path, task_source: str, candidate_source: str, dsl: st
                                    timeout_s=opts.timeout_s,
                                    rss_limit_mb=memory_mb if backend == "cuda" else None)
         log = _tail(root / "candidate.log")
+        if stale:
+            log = "removed build locks left by an interrupted build: " + ", ".join(map(str, stale)) + "\n" + log
         judge_log = _tail(judge_dir / "judge.log").strip()
         if judge_log:
             log += "\njudge: " + judge_log[-1500:]
         phase = _read(judge_dir / "phase.txt") or "starting"
         return _interpret(judge_dir, key, outcome, log, phase, opts, memory_mb, task_path, base)
     finally:
+        claim.close()
         shutil.rmtree(root, ignore_errors=True)
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from akg_rag.verify import VerifyOptions, verify
+from akg_rag.verify.env import extensions_dir
 from akg_rag.verify.executor import LocalExecutor, make_job
 
 HERE = Path(__file__).parent
@@ -62,3 +63,17 @@ def test_rebuild_is_served_from_the_cache_and_big_speedups_are_flagged(cpp_pair,
     assert r.builds == [{"name": "akg_test_rowscale", "cached": True, "seconds": r.builds[0]["seconds"]}]
     assert r.review is True and "review" in r.feedback
     assert cpp_pair[0].review is False
+
+
+def test_a_build_lock_left_by_a_killed_build_does_not_hang_the_next_verification(cpp_pair, cache_dir):
+    """torch's build lock (``<build dir>/lock``) left by a build killed mid-way made every later
+    verification of the same source wait for it until its timeout; it is now removed as stale."""
+    assert cpp_pair[0].ok
+    source = (HERE / "candidates" / "cpp_correct.py").read_text()
+    lock = extensions_dir(source, cache_dir) / "akg_test_rowscale" / "lock"
+    lock.write_text("")
+    r = verify(HERE / "tasks" / "rowscale.py", HERE / "candidates" / "cpp_correct.py", dsl="cpp",
+               backend="cpu", options=VerifyOptions(**dict(FAST, timeout_s=120.0), cache_dir=cache_dir))
+    assert r.status == "correct", r.feedback + r.log
+    assert r.builds[0]["cached"] is True and not lock.exists()
+    assert "removed build locks left by an interrupted build" in r.log

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import textwrap
 
-from akg_rag.verify.env import child_env, extensions_dir, is_secret
+import pytest
+
+from akg_rag.verify.env import BuildDirBusy, child_env, claim_build_dir, extensions_dir, is_secret
 
 
 def test_credentials_are_stripped_and_tools_kept():
@@ -34,3 +39,44 @@ def test_extension_dir_is_keyed_by_source(tmp_path):
     assert a == extensions_dir("source A", str(tmp_path)) and a.is_dir()
     assert a != extensions_dir("source B", str(tmp_path))
     assert a.parent == tmp_path / "extensions"
+
+
+def test_build_dir_claim_removes_stale_build_locks(tmp_path):
+    """A torch build killed mid-way leaves ``<build>/lock``; the next claim removes it (nobody else
+    can be building while the claim is held)."""
+    d = extensions_dir("source A", str(tmp_path))
+    (d / "ext_name").mkdir()
+    (d / "ext_name" / "lock").write_text("")
+    (d / "ext_name" / "ext_name.so").write_text("kept")
+    with claim_build_dir(d, wait_s=1) as removed:
+        assert removed == [d / "ext_name" / "lock"]
+        assert not (d / "ext_name" / "lock").exists() and (d / "ext_name" / "ext_name.so").exists()
+    with claim_build_dir(d, wait_s=1) as removed:
+        assert removed == []
+
+
+def test_build_dir_claim_is_exclusive_and_dies_with_its_holder(tmp_path):
+    """Another process holding the claim makes a second verification of that source wait (here: give
+    up after its wait); once the holder is killed the claim is free, whatever killed it."""
+    d = extensions_dir("source A", str(tmp_path))
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import sys, time
+        from pathlib import Path
+        from akg_rag.verify.env import claim_build_dir
+        with claim_build_dir(Path({str(d)!r}), wait_s=5):
+            print("held", flush=True)
+            time.sleep(600)
+        """)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        (d / "ext_name").mkdir()
+        (d / "ext_name" / "lock").write_text("")     # the holder's build in progress
+        with pytest.raises(BuildDirBusy, match="in use by another verification"):
+            with claim_build_dir(d, wait_s=0.5):
+                pass
+        assert (d / "ext_name" / "lock").exists()    # a build that may be live is left alone
+    finally:
+        holder.kill()
+        holder.wait()
+    with claim_build_dir(d, wait_s=5) as removed:
+        assert removed == [d / "ext_name" / "lock"]
