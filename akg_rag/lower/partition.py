@@ -41,9 +41,9 @@ _EXPR_LIMIT = 256
 _FACTORIES = {"full": 1, "zeros": None, "ones": None, "scalar_tensor": 0, "full_like": 1,
               "zeros_like": None, "ones_like": None, "empty": None, "empty_like": None,
               "new_zeros": None, "new_ones": None, "new_full": 2, "new_empty": None, "fill": 1,
-              "empty_strided": None, "zero": None}
+              "empty_strided": None, "empty_permuted": None, "zero": None}
 _FILL = {"zeros": 0, "zeros_like": 0, "new_zeros": 0, "ones": 1, "ones_like": 1, "new_ones": 1,
-         "empty": 0, "empty_like": 0, "new_empty": 0, "empty_strided": 0, "zero": 0}
+         "empty": 0, "empty_like": 0, "new_empty": 0, "empty_strided": 0, "empty_permuted": 0, "zero": 0}
 
 
 @dataclass(eq=False)

@@ -166,6 +166,12 @@ def _cast(args, kwargs, dts, out, conv):
     return _to(args[0], dts[0], out)
 
 
+def _copy(args, kwargs, dts, out, conv):
+    # aten.copy(self, src): self's shape and dtype, src's values (broadcast); self is not read
+    src = args[1]
+    return _to(src, dts[1], out) if isinstance(src, Expr) else _const(src, out)
+
+
 def _div_mode(args, kwargs, dts, out, conv):
     mode = kwargs.get("rounding_mode", args[2] if len(args) > 2 else None)
     if not _is_float(out):
@@ -206,6 +212,6 @@ def _nan_to_num(args, kwargs, dts, out, conv):
 
 _SPECIAL: dict[str, Callable] = {
     "add": _add_sub("add"), "sub": _add_sub("sub"), "where": _where, "clamp": _clamp,
-    "relu": _relu, "_to_copy": _cast, "convert_element_type": _cast, "logical_xor": _logical_xor,
+    "relu": _relu, "_to_copy": _cast, "copy": _copy, "convert_element_type": _cast, "logical_xor": _logical_xor,
     "bitwise_not": _bitwise_not, "masked_fill": _masked_fill, "nan_to_num": _nan_to_num,
 }

@@ -256,3 +256,17 @@ def test_an_op_with_non_tensor_results_stays_a_named_fallback(write_task):
     _, report = lower_task(path, "cpp", "cpu", sketch_only=True)
     assert report.partial and any("linalg_inv" in op for op in report.fallbacks)
     assert [k.kind for k in report.kernels] == ["pointwise"]
+
+
+def test_copy_into_a_fresh_tensor_is_pointwise_with_broadcast_and_cast(write_task):
+    """``y.copy_(src)`` traces to ``aten.copy(y, src)``: y's shape and dtype, src's values broadcast
+    (cross-entropy with label smoothing produces one); it is fused, not left to torch."""
+    path, prog = _lower(write_task, _task("""
+class Model(nn.Module):
+    def forward(self, x, b):
+        y = torch.empty_like(x)
+        y.copy_(b)
+        return y * x + 1.0, F.cross_entropy(x, b.clamp(0, 4)[:3], label_smoothing=0.2)
+""", "[torch.randn(3, 5), torch.randint(-2, 7, (5,))]"))
+    assert not [s.op for s in prog.steps if isinstance(s, FallbackStep)]
+    assert_program_matches(path, prog)
