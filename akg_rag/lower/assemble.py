@@ -232,6 +232,7 @@ def lower_task(task_path: str | Path, dsl: str, backend: str, *, sketch_only: bo
     ``TaskError`` for a task that cannot be captured, ``SketchError`` when a sketch does not
     validate or lower, ``ConfigError`` for an unknown target."""
     from akg_rag.lower.capture import capture
+    from akg_rag.lower.coalesce import coalesce_program, written_as_partitioned
     from akg_rag.lower.emit import emit_sketch
     from akg_rag.lower.listing import format_program
     from akg_rag.lower.partition import partition
@@ -245,12 +246,14 @@ def lower_task(task_path: str | Path, dsl: str, backend: str, *, sketch_only: bo
     path = Path(task_path)
     text = read_source(path) if source is None else source
     cap = capture(path, text)
-    programs = [partition(cap, cores)]
+    first = partition(cap, cores)
+    keep = written_as_partitioned(first, sketches)
+    programs = [coalesce_program(first, keep)]
     dropped = list(cap.dropped)
     # a dynamic-shape task: one program per distinct input set, its kernels renamed apart
     seen = {tuple(tuple(v.shape) for v in programs[0].inputs)}
     for k in range(1, cap.input_sets):
-        prog = partition(capture(path, text, input_set=k), cores)
+        prog = coalesce_program(partition(capture(path, text, input_set=k), cores), keep)
         key = tuple(tuple(v.shape) for v in prog.inputs)
         if key in seen:
             continue
