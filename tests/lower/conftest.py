@@ -41,6 +41,26 @@ def write_task(tmp_path: Path):
     return write
 
 
+def forward_task(forward: str, inputs: str, init: str = "") -> str:
+    """A task body whose ``forward(self, *t)`` is the one line ``forward``, its inputs the
+    expression ``inputs``; ``init`` is one line of ``__init__`` (a layer, say)."""
+    return f"""
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        {init or "pass"}
+
+    def forward(self, *t):
+        {forward}
+
+def get_inputs():
+    return {inputs}
+
+def get_init_inputs():
+    return []
+"""
+
+
 def interp_kernel(step: KernelStep, env: dict[str, torch.Tensor]) -> None:
     """Emit the region's sketch and run it with the reference interpreter."""
     from akg_rag.lower.emit import emit_sketch

@@ -14,24 +14,11 @@ from akg_rag.lower.coalesce import coalesce_program
 from akg_rag.lower.partition import partition
 from akg_rag.lower.region import KernelStep, ViewStep
 
-from .conftest import assert_program_matches, reference_and_program
+from .conftest import assert_program_matches, forward_task, reference_and_program
 
 SUITE = Path(__file__).resolve().parents[2] / "benchmarks" / "tasks"
 TASKS = sorted(p.stem for p in SUITE.glob("*.py"))
 
-
-def _task(forward: str, inputs: str) -> str:
-    return f"""
-class Model(nn.Module):
-    def forward(self, *t):
-        {forward}
-
-def get_inputs():
-    return {inputs}
-
-def get_init_inputs():
-    return []
-"""
 
 
 def _coalesced(path: Path):
@@ -43,7 +30,7 @@ def _regions(prog):
 
 
 def test_a_norm_over_a_whole_4d_tensor_becomes_one_dim(write_task):
-    path = write_task(_task("return t[0] / torch.norm(t[0], p='fro')", "[torch.randn(2, 3, 4, 5)]"))
+    path = write_task(forward_task("return t[0] / torch.norm(t[0], p='fro')", "[torch.randn(2, 3, 4, 5)]"))
     before = _regions(partition(capture(path)))
     prog = _coalesced(path)
     assert [r.shape for r in before] == [(2, 3, 4, 5)] * len(before)
@@ -52,7 +39,7 @@ def test_a_norm_over_a_whole_4d_tensor_becomes_one_dim(write_task):
 
 
 def test_per_channel_operands_keep_their_dim_and_the_spatial_dims_merge(write_task):
-    path = write_task(_task("return torch.relu(t[0] * t[1].view(1, -1, 1, 1) + t[2])",
+    path = write_task(forward_task("return torch.relu(t[0] * t[1].view(1, -1, 1, 1) + t[2])",
                             "[torch.randn(2, 3, 4, 5), torch.randn(3), torch.randn(2, 3, 4, 5)]"))
     (r,) = _regions(_coalesced(path))
     assert r.shape == (2, 3, 20)
@@ -61,7 +48,7 @@ def test_per_channel_operands_keep_their_dim_and_the_spatial_dims_merge(write_ta
 
 
 def test_reduced_and_kept_dims_merge_only_among_themselves(write_task):
-    path = write_task(_task("return torch.softmax(t[0], dim=-1), t[0].sum(dim=(2, 3)), t[0].mean(dim=(0, 1))",
+    path = write_task(forward_task("return torch.softmax(t[0], dim=-1), t[0].sum(dim=(2, 3)), t[0].mean(dim=(0, 1))",
                             "[torch.randn(2, 3, 4, 5)]"))
     prog = _coalesced(path)
     got = sorted((r.shape, r.dims) for r in _regions(prog))
@@ -71,7 +58,7 @@ def test_reduced_and_kept_dims_merge_only_among_themselves(write_task):
 
 def test_a_permuted_input_keeps_its_dims(write_task):
     """Merging the full dims of a strided view would make the host's reshape copy it."""
-    path = write_task(_task("return t[0].permute(0, 2, 1, 3) * 2.0 + t[1]",
+    path = write_task(forward_task("return t[0].permute(0, 2, 1, 3) * 2.0 + t[1]",
                             "[torch.randn(2, 3, 4, 5), torch.randn(2, 4, 3, 5)]"))
     prog = _coalesced(path)
     (r,) = _regions(prog)
@@ -98,7 +85,7 @@ def test_a_given_sketch_binds_to_the_coalesced_or_to_the_partitioned_region(writ
     sketch written against the region as partitioned (its own names and dims) binds too."""
     from akg_rag.lower.assemble import lower_task
 
-    path = write_task(_task("return torch.tanh(t[0]) * 3.0", "[torch.randn(4, 6, 5)]"))
+    path = write_task(forward_task("return torch.tanh(t[0]) * 3.0", "[torch.randn(4, 6, 5)]"))
     _, planned = lower_task(path, "cpp", "cpu", sketch_only=True)
     (k,) = planned.kernels
     assert "in0_m[D0]" in k.sketch                      # [4, 6, 5] coalesced to [120]

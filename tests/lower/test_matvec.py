@@ -9,25 +9,8 @@ from akg_rag.lower.capture import capture
 from akg_rag.lower.partition import partition
 from akg_rag.lower.region import FallbackStep, KernelStep
 
-from .conftest import assert_program_matches
+from .conftest import assert_program_matches, forward_task
 
-
-def _task(forward: str, inputs: str, init: str = "") -> str:
-    return f"""
-class Model(nn.Module):
-    def __init__(self):
-        super().__init__()
-        {init or "pass"}
-
-    def forward(self, *t):
-        {forward}
-
-def get_inputs():
-    return {inputs}
-
-def get_init_inputs():
-    return []
-"""
 
 
 def _plan(write_task, source: str):
@@ -51,14 +34,14 @@ def _plan(write_task, source: str):
     ("return torch.sigmoid(self.lin(t[0]))", "[torch.randn(1, 50)]", "self.lin = nn.Linear(50, 30)"),
 ])
 def test_matrix_vector_products_are_reductions(write_task, forward, inputs, init):
-    path, prog, ops, kinds = _plan(write_task, _task(forward, inputs, init))
+    path, prog, ops, kinds = _plan(write_task, forward_task(forward, inputs, init))
     assert not any(op.startswith(("aten.mm", "aten.bmm", "aten.mv", "aten.addmm")) for op in ops), ops
     assert kinds and set(kinds) == {"reduction"}, kinds
     assert_program_matches(path, prog)
 
 
 def test_half_operands_are_summed_in_float32(write_task):
-    path, prog, ops, kinds = _plan(write_task, _task(
+    path, prog, ops, kinds = _plan(write_task, forward_task(
         "return t[0] @ t[1]", "[torch.randn(20, 300).half(), torch.randn(300, 1).half()]"))
     assert ops.count("prims.convert_element_type.default") == 3 and kinds == ["reduction"]
     assert_program_matches(path, prog, atol=2e-3)
@@ -68,7 +51,7 @@ def test_half_operands_are_summed_in_float32(write_task):
                                     "[torch.randn(2, 3, 64), torch.randn(2, 64, 4)]"])
 def test_other_products_stay_gemms(write_task, inputs):
     op = "torch.bmm" if "2, 3, 64" in inputs else "torch.mm"
-    path, prog, ops, kinds = _plan(write_task, _task(f"return {op}(t[0], t[1])", inputs))
+    path, prog, ops, kinds = _plan(write_task, forward_task(f"return {op}(t[0], t[1])", inputs))
     assert kinds == ["gemm"]
     assert_program_matches(path, prog)
 
