@@ -83,11 +83,9 @@ def coalesce(steps: list[Step], new_value: Callable[[str, tuple[int, ...], str],
         shape = region.shape
         n = len(shape)
         reduced = set(region.dims) if isinstance(region, ReductionRegion) else set()
-        patterns = []
-        for v in region.inputs:
-            aligned = (1,) * (n - len(v.shape)) + tuple(v.shape)
-            patterns.append(tuple("B" if aligned[d] == 1 else ("S" if v.name in strided else "F")
-                                  for d in range(n)))
+        aligned = {v.name: (1,) * (n - len(v.shape)) + tuple(v.shape) for v in region.inputs}
+        patterns = [tuple("B" if aligned[v.name][d] == 1 else ("S" if v.name in strided else "F")
+                          for d in range(n)) for v in region.inputs]
         groups = _groups(shape, reduced, patterns)
         if len(groups) == n:
             out.append(step)
@@ -97,8 +95,7 @@ def coalesce(steps: list[Step], new_value: Callable[[str, tuple[int, ...], str],
         rename: dict[str, str] = {}
         inputs = []
         for v in region.inputs:
-            aligned = (1,) * (n - len(v.shape)) + tuple(v.shape)
-            merged = tuple(math.prod(aligned[d] for d in g) for g in groups)
+            merged = tuple(math.prod(aligned[v.name][d] for d in g) for g in groups)
             m = new_value(f"{v.name}_m", merged, v.dtype)
             out.append(ViewStep(out=m, src=v, op="reshape", args=(merged,)))
             rename[v.name] = m.name
@@ -134,10 +131,12 @@ def coalesce_program(program: Program, keep: frozenset[str] = frozenset()) -> Pr
     """``program`` with its regions coalesced (:func:`coalesce`) but those of the kernels named in
     ``keep`` (a sketch given for a kernel was written against the region as partitioned); new
     values get unused names."""
+    from akg_rag.lower.execute import region_values
+
     taken = {v.name for v in program.inputs} | {v.name for v in program.params.values()} | set(program.constants)
     for st in program.steps:
         if isinstance(st, KernelStep):
-            taken |= {v.name for v in getattr(st.region, "inputs", [])} | {o.value.name for o in st.region.outputs}
+            taken |= {v.name for v in region_values(st.region)}
         elif isinstance(st, ViewStep):
             taken |= {st.out.name, st.src.name}
         elif isinstance(st, FallbackStep):
