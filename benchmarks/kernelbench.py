@@ -193,7 +193,10 @@ def _jobs(args: argparse.Namespace) -> list[tuple[str, str, int, Path, Path]]:
                 continue
             if args.problems and _number(task) not in args.problems:
                 continue
-            for kind in args.kinds:
+            kinds = args.kinds
+            if getattr(args, "first_kind", False):  # the first kind this problem has a candidate of
+                kinds = [k for k in kinds if (cands / f"level{level}" / task.stem / f"{k}.py").is_file()][:1] or kinds[:1]
+            for kind in kinds:
                 if (key, kind) not in done:
                     todo.append((key, kind, level, task, cands / f"level{level}" / task.stem / f"{kind}.py"))
     return todo
@@ -405,6 +408,9 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--no-timing", action="store_true", help="correctness only")
     b.add_argument("--only-correct", default=None, metavar="RESULTS",
                    help="only problems whose row in this results file is correct (to time them)")
+    b.add_argument("--first-kind", action="store_true",
+                   help="per problem only the first of --kinds it has a candidate of "
+                        "(--kinds library lowered: the library form where there is one)")
     b.set_defaults(func=run)
     o = sub.add_parser("offline", help="compile the candidates for an NVIDIA GPU without one (resumable)")
     o.add_argument("kb")

@@ -15,7 +15,7 @@ Extents are evaluated at the task's sizes. Values (:func:`kernel_knobs`):
 | tunable | values |
 | --- | --- |
 | a tile (``BLOCK``, ``KBLOCK``, ``RBLOCK``, ``BM``, ...) | powers of two from 1 (16 for ``*BLOCK`` except ``KBLOCK``, and for ``BM``/``BN``/``BK``: ``tl.dot`` needs 16) up to the extent rounded up to a power of two, at most 8192 on Triton (256 for ``BM``/``BN``/``BK``) and 65536 in C++ |
-| a split count | powers of two from 1 while every chunk keeps at least one block (at most 256) |
+| a split count | powers of two from 1 while every chunk keeps at least one block (at most 2048) |
 | ``GROUP_M`` | powers of two 1 .. 16, no more than the row tiles there are; fixed with one column tile |
 | ``NUM_WARPS`` | 1, 2, 4, 8, 16 |
 | ``NUM_STAGES`` | 1 .. 5; fixed when the kernel has no sequential loop to pipeline |
@@ -43,7 +43,7 @@ TILE_LIMIT = {"triton": 1 << 16, "cpp": 1 << 20}
 TILE_CAP = {"triton": 8192, "cpp": 1 << 16}
 # Largest side of a Triton tl.dot operand tile: 256 x 256 f32 already fills the registers of 8 warps.
 DOT_CAP = 256
-SPLIT_CAP = 256
+SPLIT_CAP = 2048
 WARPS = (1, 2, 4, 8, 16)
 STAGES = (1, 2, 3, 4, 5)
 GROUP_M_MAX = 16
