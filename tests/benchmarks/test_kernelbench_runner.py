@@ -108,3 +108,17 @@ def test_report_plots_each_timed_correct_row_per_level(kb_mod, tmp_path):
     assert len(doc.getElementsByTagName("circle")) == 3
     labels = " ".join(t.firstChild.data for t in doc.getElementsByTagName("text") if t.firstChild)
     assert "level1" in labels and "level2" in labels and "1.20x" not in labels.split("level2")[0]
+
+
+def test_first_kind_takes_the_library_form_where_there_is_one(kb_mod, layout, tmp_path):
+    kb, cands, keys = layout
+    for i, key in enumerate(keys):
+        folder = cands / key
+        folder.mkdir(parents=True)
+        (folder / "lowered.py").write_text("# lowered\n")
+        if i % 2 == 0:
+            (folder / "library.py").write_text("# library\n")
+    todo = kb_mod._jobs(_args(kb, cands, tmp_path / "none.jsonl", kinds=["library", "lowered"], first_kind=True))
+    assert [(j[0], j[1]) for j in todo] == [(k, "library" if i % 2 == 0 else "lowered") for i, k in enumerate(keys)]
+    both = kb_mod._jobs(_args(kb, cands, tmp_path / "none.jsonl", kinds=["library", "lowered"]))
+    assert len(both) == 2 * len(keys)

@@ -538,6 +538,28 @@ def test_rewritten_tunables_retile_the_kernel(ext):
     close(torch.relu(x @ w.T + b), y)
 
 
+def _split_norm_sketch() -> str:
+    """The reduction emitter's split form with two levels (a variance reads its mean), SPLIT = 4
+    and 16-element blocks: chunk and block tails at the test's sizes."""
+    from akg_rag.lower.emit.reduction import _Emitter
+    from akg_rag.lower.region import Expr, Output, Reduction, ReductionRegion, Value
+
+    E, I, C = Expr, Expr.input, Expr.call
+    mean = C("div", E("reduced", ref="s"), E("numel"))
+    cen = C("sub", I("x"), mean)
+    y = C("mul", cen, C("rsqrt", C("add", C("div", E("reduced", ref="v"), E("numel")), Expr.const(1e-5))))
+    region = ReductionRegion([Value("x", (3, 5, 70), "float32")], (3, 5, 70), (1, 2),
+                             [Reduction("s", "sum", I("x")), Reduction("v", "sum", C("mul", cen, cen))],
+                             [Output(Value("y", (3, 5, 70), "float32"), y),
+                              Output(Value("mu", (3, 1, 1), "float32"), mean, "reduced")])
+    e = _Emitter(region, "split_norm")
+    e.split(4)
+    return e.w.text().replace("RBLOCK = 1024", "RBLOCK = 16")
+
+
+SKETCHES["split_norm"] = _split_norm_sketch()
+
+
 # ---- launches and the host function ---------------------------------------------------------------
 
 def test_two_launches_through_a_temp(ext):
@@ -545,6 +567,14 @@ def test_two_launches_through_a_temp(ext):
     y = torch.empty_like(x)
     ext.center(x, y)
     close(x - x.mean(1, keepdim=True), y)
+
+
+def test_a_two_level_split_reduction_partials_combines_and_full_pass(ext):
+    x = torch.randn(3, 5, 70) * 2 + 3
+    y, mu = torch.empty_like(x), torch.empty(3, 1, 1)
+    ext.split_norm(x, y, mu)
+    close(F.layer_norm(x, (5, 70), eps=1e-5), y)
+    close(x.mean((1, 2), keepdim=True), mu)
 
 
 def test_wrong_shapes_dtypes_and_ranks_raise_clear_errors(ext):

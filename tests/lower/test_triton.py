@@ -611,3 +611,33 @@ def test_a_wide_f32_dot_defaults_to_eight_warps_and_compiles_without_spills(tmp_
     assert got["registers"] > 0 and got["spill_bytes"] == 0, got
     four = _sm90_compile(path, "k0_kernel", set(names), {**base, "num_warps": 4})
     assert four["spill_bytes"] > 0, four       # what the default avoids
+
+
+def test_two_level_split_reduction_a_norm_over_few_long_rows(build, device, monkeypatch):
+    """The split form with two levels (a variance reads its mean): partials and a combine per
+    level, then the full-domain pass; tails in the chunks and blocks; the statistics kept."""
+    import akg_rag.lower.emit.reduction as reduction
+    from akg_rag.lower.emit import emit_sketch
+    from akg_rag.lower.region import Expr, Output, Reduction, ReductionRegion, Value
+
+    monkeypatch.setattr(reduction, "SPLIT_MIN_REDUCED", 64)
+    monkeypatch.setattr(reduction, "SPLIT_CHUNK_MIN", 16)
+    E, I, C = Expr, Expr.input, Expr.call
+    n = E("numel")
+    mean = C("div", E("reduced", ref="s"), n)
+    cen = C("sub", I("x"), mean)
+    y = C("mul", cen, C("rsqrt", C("add", C("div", E("reduced", ref="v"), n), Expr.const(1e-5))))
+    region = ReductionRegion([Value("x", (3, 5, 70), "float32")], (3, 5, 70), (1, 2),
+                             [Reduction("s", "sum", I("x")), Reduction("v", "sum", C("mul", cen, cen))],
+                             [Output(Value("y", (3, 5, 70), "float32"), y),
+                              Output(Value("mu", (3, 1, 1), "float32"), mean, "reduced")])
+    text = emit_sketch(region, "k0")
+    assert "SPLIT = 16" in text and text.count('"parallel"') == 5     # 2 levels x 2 launches + full pass
+    fn, module, _ = build(text, "k0")
+    x = torch.randn(3, 5, 70, device=device) * 2 + 3
+    for split, rblock in ((16, 1024), (3, 16), (1, 32)):
+        module.K0_SPLIT, module.K0_RBLOCK = split, rblock
+        out, mu = torch.empty_like(x), torch.empty(3, 1, 1, device=device)
+        fn(x, out, mu)
+        torch.testing.assert_close(out, F.layer_norm(x, (5, 70), eps=1e-5), atol=1e-4, rtol=1e-4)
+        torch.testing.assert_close(mu, x.mean((1, 2), keepdim=True), atol=1e-5, rtol=1e-5)

@@ -9,8 +9,9 @@ dims need not be trailing or contiguous (batch norm reduces N, H, W per channel)
   the inputs are loaded once, every reduction and output is computed from registers; not when the
   last (contiguous) dim is kept and the tile would hold fewer than ``COALESCE_MIN`` kept elements
   (a reduction over a middle dim: such a tile reads strided columns), which take the loop form;
-* split form (few kept elements over a long reduced extent, one level of reductions): see
-  ``_Emitter.split``; three launches through ``temp`` tensors;
+* split form (few kept elements over a long reduced extent, no argmax/argmin): see
+  ``_Emitter.split``; two launches per level of reductions and one for full-domain outputs,
+  through ``temp`` tensors;
 * loop form: one sequential pass over ``RBLOCK`` blocks per *level* of reductions (a reduction
   reading another's result is one level later, as softmax's sum reads its max), each recomputing
   its expression from the inputs into lane-wise accumulators ``[KBLOCK, RBLOCK]``, then one pass
@@ -287,27 +288,31 @@ class _Emitter:
         self.store_outputs(2, ew, "reduced", idx, {"k": kmask})
 
     def split(self, split: int) -> None:
-        """Split form: launch 1 reduces chunk ``s`` of each kept element's reduced extent into
-        ``part_*[kept..., s]``; launch 2 combines the chunks and writes reduced-domain
-        outputs (and the results, when full-domain outputs need them, into ``res_*``), reducing
-        a kept element's ``SPLIT`` partials as one tile (a tree, fixed for a given ``SPLIT``); launch 3
-        writes full-domain outputs chunk by chunk."""
+        """Split form, per level of reductions (a reduction reading another's result is one level
+        later, as a variance reads its mean): one launch reduces chunk ``s`` of each kept
+        element's reduced extent into ``part_*[kept..., s]`` (reading the earlier levels' results
+        from ``res_*``), the next combines a kept element's ``SPLIT`` partials as one tile (a
+        tree, fixed for a given ``SPLIT``) into ``res_*``; the last level's combine writes the
+        reduced-domain outputs, and a final launch writes full-domain outputs chunk by chunk."""
         from akg_rag.lower.region import Value
 
         w, r = self.w, self.region
+        levels = self.levels()
         SPLIT = w.param("SPLIT", split)
         RB = w.param("RBLOCK", LOOP_RBLOCK)
         ksyms = [self.syms[d] for d in self.kept]
         kshape = tuple(self.shape[d] for d in self.kept)
         parts, outs = {}, {}
         full = any(o.domain == "full" for o in r.outputs)
-        for red in r.reductions:
-            dt = {"i64": "int64", "f64": "float64"}.get(self.acc_dtype(red), "float32")
-            parts[red.name] = Value(w.fresh(f"part_{red.name}" if red.name.isidentifier() else "part"), (*kshape, split), dt)
-            w.tensor(parts[red.name], ksyms + [SPLIT], "temp")
-            if full:
-                outs[red.name] = Value(w.fresh(f"res_{red.name}" if red.name.isidentifier() else "res"), kshape or (1,), dt)
-                w.tensor(outs[red.name], ksyms or ["1"], "temp")
+        for i, group in enumerate(levels):
+            for red in group:
+                dt = {"i64": "int64", "f64": "float64"}.get(self.acc_dtype(red), "float32")
+                name = red.name if red.name.isidentifier() else ""
+                parts[red.name] = Value(w.fresh(f"part_{name}" if name else "part"), (*kshape, split), dt)
+                w.tensor(parts[red.name], ksyms + [SPLIT], "temp")
+                if full or i < len(levels) - 1:  # read again by a later launch
+                    outs[red.name] = Value(w.fresh(f"res_{name}" if name else "res"), kshape or (1,), dt)
+                    w.tensor(outs[red.name], ksyms or ["1"], "temp")
         chunk = f"(({self.RN} + {SPLIT} * {RB} - 1) // ({SPLIT} * {RB}) * {RB})"
         self.KB = "1"
 
@@ -330,59 +335,69 @@ class _Emitter:
         def kept_access(v, kidx: list[str], extra: list[str]) -> str:
             return f"{v.name}[{', '.join(kidx + extra) if (kidx or extra) else '0'}]"
 
-        # launch 1: partial reductions
-        pid = w.fresh("pid")
-        w.loop(1, pid, f"{self.KN} * {SPLIT}", "parallel")
-        kk, sk, kidx = head(pid)
-        accs = {}
-        for red in r.reductions:
-            a = w.fresh("acc")
-            w.emit(2, f'{a} = alloc([1, {RB}], {self.acc_dtype(red)}, hint="accumulator", init={IDENTITY[red.kind]})')
-            accs[red.name] = a
-        masks, ew, _ = chunk_loop(kk, sk, kidx)
-        ew.prepare(red.expr for red in r.reductions)
-        for red in r.reductions:
-            text, _ = ew.write(red.expr)
-            m = w.fresh("m")
-            w.emit(3, f"{m} = where({masks['r']}, {text}, {IDENTITY[red.kind]})")
-            w.emit(3, f"{accs[red.name]} = {UPDATE[red.kind]}({accs[red.name]}, {m})")
-        for red in r.reductions:
-            p = w.fresh("p")
-            w.emit(2, f"{p} = reduce_{red.kind}({accs[red.name]}, axis=1, keepdim=1)")
-            w.emit(2, f"store({p} -> {kept_access(parts[red.name], kidx, [sk])})")
-        # launch 2: combine the chunks, reduced-domain outputs
-        w.emit(0, "")
-        pid = w.fresh("pid")
-        w.loop(1, pid, self.KN if self.kept else "1", "parallel")
-        kk = w.fresh("kk")
-        w.emit(2, f"{kk} = unsqueeze({pid} + iota(1), axis=1)")
-        kidx = decompose(w, 2, kk, ksyms, [f"k{d}" for d in self.kept])
-        # all SPLIT partials of a kept element in one tile, reduced as a tree: one load in flight
-        # per lane instead of SPLIT dependent scalar loads
-        s_i = w.fresh("s")
-        w.emit(2, f"{s_i} = unsqueeze(iota({SPLIT}), axis=0)")
-        for red in r.reductions:
-            a, pv = w.fresh("tot"), w.fresh("pv")
-            w.emit(2, f"load({kept_access(parts[red.name], kidx, [s_i])} -> {pv})")
-            w.emit(2, f"{a} = reduce_{red.kind}(where(lt({s_i}, {SPLIT}), {pv}, {IDENTITY[red.kind]}), axis=1, keepdim=1)")
-            self.results[red.name] = (a, frozenset({"k"}))
-            if full:
-                w.emit(2, f"store({a} -> {kept_access(outs[red.name], kidx, [] if self.kept else ['0'])})")
+        def load_results(reds) -> None:
+            """The combined results of ``reds`` (earlier launches), one value per kept element."""
+            for red in reds:
+                v = w.fresh(f"{red.name}_r" if red.name.isidentifier() else "red_r")
+                w.emit(2, f"load({kept_access(outs[red.name], kidx, [] if self.kept else ['0'])} -> {v})")
+                self.results[red.name] = (v, frozenset({"k"}))
+
+        done: list[Reduction] = []
+        for i, group in enumerate(levels):
+            last = i == len(levels) - 1
+            # partial reductions of this level, chunk by chunk
+            w.emit(0, "")
+            pid = w.fresh("pid")
+            w.loop(1, pid, f"{self.KN} * {SPLIT}", "parallel")
+            kk, sk, kidx = head(pid)
+            load_results(done)
+            accs = {}
+            for red in group:
+                a = w.fresh("acc")
+                w.emit(2, f'{a} = alloc([1, {RB}], {self.acc_dtype(red)}, hint="accumulator", init={IDENTITY[red.kind]})')
+                accs[red.name] = a
+            masks, ew, _ = chunk_loop(kk, sk, kidx)
+            ew.prepare(red.expr for red in group)
+            for red in group:
+                text, _ = ew.write(red.expr)
+                m = w.fresh("m")
+                w.emit(3, f"{m} = where({masks['r']}, {text}, {IDENTITY[red.kind]})")
+                w.emit(3, f"{accs[red.name]} = {UPDATE[red.kind]}({accs[red.name]}, {m})")
+            for red in group:
+                p = w.fresh("p")
+                w.emit(2, f"{p} = reduce_{red.kind}({accs[red.name]}, axis=1, keepdim=1)")
+                w.emit(2, f"store({p} -> {kept_access(parts[red.name], kidx, [sk])})")
+            # combine: all SPLIT partials of a kept element in one tile, one load in flight per lane
+            w.emit(0, "")
+            pid = w.fresh("pid")
+            w.loop(1, pid, self.KN if self.kept else "1", "parallel")
+            kk = w.fresh("kk")
+            w.emit(2, f"{kk} = unsqueeze({pid} + iota(1), axis=1)")
+            kidx = decompose(w, 2, kk, ksyms, [f"k{d}" for d in self.kept])
+            if last:  # the reduced-domain outputs may read any level's result
+                load_results(done)
+            s_i = w.fresh("s")
+            w.emit(2, f"{s_i} = unsqueeze(iota({SPLIT}), axis=0)")
+            for red in group:
+                a, pv = w.fresh("tot"), w.fresh("pv")
+                w.emit(2, f"load({kept_access(parts[red.name], kidx, [s_i])} -> {pv})")
+                w.emit(2, f"{a} = reduce_{red.kind}(where(lt({s_i}, {SPLIT}), {pv}, {IDENTITY[red.kind]}), axis=1, keepdim=1)")
+                self.results[red.name] = (a, frozenset({"k"}))
+                if red.name in outs:
+                    w.emit(2, f"store({a} -> {kept_access(outs[red.name], kidx, [] if self.kept else ['0'])})")
+            done += group
         idx = self.merge(kidx, None)
         ew = ExprWriter(w, 2, self.leaf_fn(2, idx))
         ew.prepare(o.expr for o in r.outputs if o.domain == "reduced")
         self.store_outputs(2, ew, "reduced", idx, {"k": f"lt({kk}, {self.KN})"})
         if not full:
             return
-        # launch 3: full-domain outputs, chunk by chunk, reading the combined results
+        # full-domain outputs, chunk by chunk, reading the combined results
         w.emit(0, "")
         pid = w.fresh("pid")
         w.loop(1, pid, f"{self.KN} * {SPLIT}" if self.kept else SPLIT, "parallel")
         kk, sk, kidx = head(pid)
-        for red in r.reductions:
-            v = w.fresh(f"{red.name}_r" if red.name.isidentifier() else "red_r")
-            w.emit(2, f"load({kept_access(outs[red.name], kidx, [] if self.kept else ['0'])} -> {v})")
-            self.results[red.name] = (v, frozenset({"k"}))
+        load_results(done)
         masks, ew, idx = chunk_loop(kk, sk, kidx)
         ew.prepare(o.expr for o in r.outputs if o.domain == "full")
         self.store_outputs(3, ew, "full", idx, masks)
@@ -407,15 +422,8 @@ def split_count(kn: int, rn: int, region: ReductionRegion) -> int:
     split, each row's reduced extent is cut into chunks of at least 64K elements, up to about 2048
     programs in all: fifteen 4-warp programs per SM of an H200 keep enough loads in flight to
     stream near the copy bandwidth (a Frobenius norm over 1.9e9 elements ran 0.86x eager at 256
-    chunks, 1.27x at 2048). Only one level of reductions without argmax/argmin splits."""
+    chunks, 1.27x at 2048). argmax/argmin do not split."""
     if rn < SPLIT_MIN_REDUCED or kn >= SPLIT_ROWS or any(r.kind in ("argmax", "argmin") for r in region.reductions):
-        return 1
-    deps = {x.name for x in region.reductions}
-
-    def reads_reduced(e: Expr) -> bool:
-        return (e.op == "reduced" and e.ref in deps) or any(reads_reduced(a) for a in e.args)
-
-    if any(reads_reduced(r.expr) for r in region.reductions):
         return 1
     split = 1
     while split < SPLIT_MAX and kn * split * 2 <= SPLIT_PROGRAMS and rn // (split * 2) >= SPLIT_CHUNK_MIN:
