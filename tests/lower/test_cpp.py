@@ -560,6 +560,25 @@ def _split_norm_sketch() -> str:
 SKETCHES["split_norm"] = _split_norm_sketch()
 
 
+def _online_softmax_sketch() -> str:
+    """The loop form's softmax (one pass for the running max and rescaled sum, one for the
+    output), emitted for rows long enough to loop, run on shorter ones with 16-element blocks."""
+    from akg_rag.lower.emit import emit_sketch
+    from akg_rag.lower.region import Expr, Output, Reduction, ReductionRegion, Value
+
+    C, I, R = Expr.call, Expr.input, (lambda n: Expr("reduced", ref=n))
+    ex = C("exp", C("sub", I("x"), R("mx")))
+    region = ReductionRegion([Value("x", (5, 9000), "float32")], (5, 9000), (1,),
+                             [Reduction("mx", "max", I("x")), Reduction("s", "sum", ex)],
+                             [Output(Value("y", (5, 9000), "float32"), C("div", ex, R("s")))])
+    text = emit_sketch(region, "online_softmax")
+    assert "mnew" in text
+    return text.replace("RBLOCK = 1024", "RBLOCK = 16")
+
+
+SKETCHES["online_softmax"] = _online_softmax_sketch()
+
+
 # ---- launches and the host function ---------------------------------------------------------------
 
 def test_two_launches_through_a_temp(ext):
@@ -575,6 +594,20 @@ def test_a_two_level_split_reduction_partials_combines_and_full_pass(ext):
     ext.split_norm(x, y, mu)
     close(F.layer_norm(x, (5, 70), eps=1e-5), y)
     close(x.mean((1, 2), keepdim=True), mu)
+
+
+def test_online_softmax_with_masked_entries(ext):
+    x = torch.randn(5, 70) * 4
+    x[0, :40] = float("-inf")
+    x[1, ::3] = float("-inf")
+    x[3, 66] = 70.0
+    y = torch.empty_like(x)
+    ext.online_softmax(x, y)
+    close(torch.softmax(x, 1), y)
+    x[2] = float("-inf")                  # a row of -inf: nan, as torch gives
+    ext.online_softmax(x, y)
+    assert torch.isnan(y[2]).all() and torch.isnan(torch.softmax(x, 1)[2]).all()
+    close(torch.softmax(x, 1)[[0, 1, 3, 4]], y[[0, 1, 3, 4]])
 
 
 def test_wrong_shapes_dtypes_and_ranks_raise_clear_errors(ext):

@@ -641,3 +641,32 @@ def test_two_level_split_reduction_a_norm_over_few_long_rows(build, device, monk
         fn(x, out, mu)
         torch.testing.assert_close(out, F.layer_norm(x, (5, 70), eps=1e-5), atol=1e-4, rtol=1e-4)
         torch.testing.assert_close(mu, x.mean((1, 2), keepdim=True), atol=1e-5, rtol=1e-5)
+
+
+def test_online_softmax_over_long_rows_with_masked_entries(build, device, monkeypatch):
+    """The loop form's one-pass max and rescaled sum, lowered: -inf entries, a row of -inf (nan,
+    as torch), a late maximum; blocks of 16 over rows of 70."""
+    import akg_rag.lower.emit.reduction as reduction
+    from akg_rag.lower.emit import emit_sketch
+    from akg_rag.lower.region import Expr, Output, Reduction, ReductionRegion, Value
+
+    monkeypatch.setattr(reduction, "PERSISTENT_MAX", 0)
+    C, I, R = Expr.call, Expr.input, (lambda n: Expr("reduced", ref=n))
+    ex = C("exp", C("sub", I("x"), R("mx")))
+    region = ReductionRegion([Value("x", (5, 70), "float32")], (5, 70), (1,),
+                             [Reduction("mx", "max", I("x")), Reduction("s", "sum", ex)],
+                             [Output(Value("y", (5, 70), "float32"), C("div", ex, R("s"))),
+                              Output(Value("lse", (5,), "float32"), C("add", R("mx"), C("log", R("s"))), "reduced")])
+    text = emit_sketch(region, "k0")
+    assert "mnew" in text
+    fn, module, _ = build(text, "k0")
+    module.K0_RBLOCK = 16
+    x = torch.randn(5, 70, device=device) * 4
+    x[0, :40] = float("-inf")
+    x[1, ::3] = float("-inf")
+    x[2] = float("-inf")
+    x[3, 66] = 70.0
+    y, lse = torch.empty_like(x), torch.empty(5, device=device)
+    fn(x, y, lse)
+    torch.testing.assert_close(y, torch.softmax(x, 1), atol=1e-5, rtol=1e-5, equal_nan=True)
+    torch.testing.assert_close(lse, torch.logsumexp(x, 1), atol=1e-5, rtol=1e-5, equal_nan=True)

@@ -13,7 +13,8 @@ dims need not be trailing or contiguous (batch norm reduces N, H, W per channel)
   ``_Emitter.split``; two launches per level of reductions and one for full-domain outputs,
   through ``temp`` tensors;
 * loop form: one sequential pass over ``RBLOCK`` blocks per *level* of reductions (a reduction
-  reading another's result is one level later, as softmax's sum reads its max), each recomputing
+  reading another's result is one level later, as softmax's sum reads its max; but a
+  ``sum(exp(E - max(E)))`` shares its max's pass, see ``_Emitter.online_sums``), each recomputing
   its expression from the inputs into lane-wise accumulators ``[KBLOCK, RBLOCK]``, then one pass
   writing the full-domain outputs. argmax/argmin keep the best value and its index per lane and
   take the smallest index among the lanes holding the extreme (torch's first occurrence).
@@ -238,10 +239,34 @@ class _Emitter:
         self.store_outputs(2, ew, "full", idx, masks)
         self.store_outputs(2, ew, "reduced", idx, masks)
 
+    def online_sums(self, levels: list[list[Reduction]]) -> dict[str, str]:
+        """``{sum: max}`` when every reduction of the second level is ``sum(exp(E - max(E)))`` over
+        a first-level max of the same ``E`` (softmax, log-softmax, logsumexp): the loop form then
+        keeps a running max and a rescaled running sum per lane in one pass, instead of one pass
+        for the max and another for the sum. Empty when the pattern does not hold."""
+        if len(levels) < 2:
+            return {}
+        maxes = {red.name: red for red in levels[0] if red.kind == "max"}
+        out = {}
+        for red in levels[1]:
+            e = red.expr
+            if red.kind != "sum" or e.op != "exp" or len(e.args) != 1 or e.args[0].op != "sub":
+                return {}
+            value, ref = e.args[0].args
+            m = maxes.get(ref.ref) if ref.op == "reduced" else None
+            if m is None or m.expr != value:
+                return {}
+            out[red.name] = m.name
+        return out
+
     def looped(self, kidx: list[str], RB: str) -> None:
         w = self.w
         kmask = self.kmask
-        for group in self.levels():
+        levels = self.levels()
+        online = self.online_sums(levels)
+        if online:  # the sums join their maxes' pass
+            levels = [levels[0] + levels[1], *levels[2:]]
+        for group in levels:
             accs = {}
             for red in group:
                 a = w.fresh(f"acc_{red.name}" if red.name.isidentifier() else "acc")
@@ -254,13 +279,27 @@ class _Emitter:
                 else:
                     accs[red.name] = (a, None)
             r, masks, ew, bidx = self.block_head(RB)
-            ew.prepare(red.expr for red in group)
+            ew.prepare(red.expr for red in group if red.name not in online)
             for red in group:
+                if red.name in online:  # updated with its max, below
+                    continue
                 text, deps = ew.write(red.expr)
                 a, ai = accs[red.name]
                 m = w.fresh("m")
                 w.emit(3, f"{m} = where({masks['r']}, {text}, {IDENTITY[red.kind]})")
-                if ai is None:
+                sums = [x for x, mx in online.items() if mx == red.name]
+                if sums:
+                    # running max per lane; each running sum of exp(E - max) rescaled to the new max
+                    # (a lane that has seen only -inf keeps 0: no exp(-inf - -inf))
+                    new = w.fresh("mnew")
+                    w.emit(3, f"{new} = max({a}, {m})")
+                    for x in sums:
+                        sa = accs[x][0]
+                        w.emit(3, f"{sa} = add(mul({sa}, where(eq({a}, {new}), 1.0, exp(sub({a}, {new})))), "
+                                  f"where(eq({new}, -inf), 0.0, exp(sub({m}, {new}))))")
+                        self.results[x] = ("", deps & {"k"})
+                    w.emit(3, f"{a} = {new}")
+                elif ai is None:
                     w.emit(3, f"{a} = {UPDATE[red.kind]}({a}, {m})")
                 else:
                     better = w.fresh("better")
@@ -271,7 +310,11 @@ class _Emitter:
             for red in group:
                 a, ai = accs[red.name]
                 res = w.fresh(red.name if red.name.isidentifier() else "red")
-                if ai is None:
+                if red.name in online:  # the lanes' sums, each rescaled to the row's max
+                    am, mx = accs[online[red.name]][0], self.results[online[red.name]][0]
+                    w.emit(2, f"{res} = reduce_sum(where(eq({am}, -inf), 0.0, mul({a}, exp(sub({am}, {mx})))), "
+                              "axis=1, keepdim=1)")
+                elif ai is None:
                     w.emit(2, f"{res} = reduce_{red.kind}({a}, axis=1, keepdim=1)")
                 else:
                     best = w.fresh("best")

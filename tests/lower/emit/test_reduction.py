@@ -307,3 +307,34 @@ def test_programs_own_a_run_of_the_kept_last_dim(run, form, shape, dims):
     e = torch.exp(x - m)
     close(got["y"], e / e.sum(dim=dims, keepdim=True))
     close(got["t"], e.sum(dim=dims))
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_loop_softmax_keeps_a_running_max_and_rescaled_sum_in_one_pass(run, monkeypatch, log):
+    """Long rows: the max and the sum of exp(x - max) share one pass (online softmax). Rows with
+    -inf entries (masked attention) and a row that is -inf throughout behave as torch's."""
+    monkeypatch.setattr(reduction, "PERSISTENT_MAX", 0)
+    x = torch.randn(4, 3, 37) * 4
+    x[0, :, :20] = float("-inf")          # lanes that see only -inf in the first blocks
+    x[1, 1, 5::3] = float("-inf")
+    x[2, 2, :] = float("-inf")            # a row of -inf: nan, as torch gives
+    x[3, 0, 30] = 60.0                    # the max arrives late: earlier sums are rescaled
+    ex = C("exp", C("sub", I("x"), R("mx")))
+    out = (C("sub", C("sub", I("x"), R("mx")), C("log", R("s"))) if log else C("div", ex, R("s")))
+    reg = ReductionRegion([V("x", x)], x.shape, (2,), [Reduction("mx", "max", I("x")), Reduction("s", "sum", ex)],
+                          [Output(V("y", x), out)])
+    text = emit_sketch(reg, "k0")
+    assert text.count('"pipeline"') == 2 and "mnew" in text      # one pass for max and sum, one for y
+    got = run(reg, {"x": x}, PARAMS)["y"]
+    close(got, F.log_softmax(x, 2) if log else F.softmax(x, 2), equal_nan=True)
+
+
+def test_a_sum_of_another_expression_keeps_its_own_pass(run, monkeypatch):
+    monkeypatch.setattr(reduction, "PERSISTENT_MAX", 0)
+    x = torch.randn(3, 40)
+    ex = C("exp", C("sub", C("mul", I("x"), K(2.0)), R("mx")))    # exp(2x - max(x)): not max(2x)
+    reg = ReductionRegion([V("x", x)], x.shape, (1,), [Reduction("mx", "max", I("x")), Reduction("s", "sum", ex)],
+                          [Output(V("y", (3,)), R("s"), "reduced")])
+    text = emit_sketch(reg, "k0")
+    assert "mnew" not in text and text.count('"pipeline"') == 2
+    close(run(reg, {"x": x}, PARAMS)["y"], torch.exp(2 * x - x.amax(1, keepdim=True)).sum(1))
