@@ -7,8 +7,6 @@ allocates: the shrinker measures on meta tensors).
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,23 +15,14 @@ import torch
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
-def _load(name: str):
-    sys.path.insert(0, str(BENCH))
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+@pytest.fixture(scope="module")
+def rules(load_bench):
+    return load_bench("shrink_rules")
 
 
 @pytest.fixture(scope="module")
-def rules():
-    return _load("shrink_rules")
-
-
-@pytest.fixture(scope="module")
-def shrink():
-    return _load("kb_shrink")
+def shrink(load_bench):
+    return load_bench("kb_shrink")
 
 
 GROUPED_CONV = '''

@@ -3,21 +3,15 @@ written the way lower_suite.py appends them (no lowering or verification runs he
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+import pytest
 
 
-def _load():
-    sys.path.insert(0, str(BENCH))
-    spec = importlib.util.spec_from_file_location("bench_kb_sweep", BENCH / "kb_sweep.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+@pytest.fixture(scope="module")
+def sweep(load_bench):
+    return load_bench("kb_sweep")
 
 
 def _write(path: Path, rows: list[dict], cut: bool = False) -> None:
@@ -25,8 +19,7 @@ def _write(path: Path, rows: list[dict], cut: bool = False) -> None:
     path.write_text(text + ('{"problem": "9_cut' if cut else ""))
 
 
-def test_summary_counts_and_failures(tmp_path):
-    sweep = _load()
+def test_summary_counts_and_failures(sweep, tmp_path):
     _write(tmp_path / "level1_triton.jsonl", [
         {"problem": "2_Relu", "status": "correct"},
         {"problem": "10_Mean", "status": "incorrect", "feedback": "\noutput 0: 1 of 8 elements differ\nmore"},
@@ -70,10 +63,9 @@ def get_init_inputs():
 """
 
 
-def test_run_lowers_and_verifies_a_problem_folder(tmp_path):
+def test_run_lowers_and_verifies_a_problem_folder(sweep, tmp_path):
     """A real (Triton-interpreter) run over a one-problem level folder: the run builds its options
     from lower_suite's parser, so an option added there cannot break it."""
-    sweep = _load()
     (tmp_path / "kb" / "level1").mkdir(parents=True)
     (tmp_path / "kb" / "level1" / "1_scaled_relu.py").write_text(PROBLEM)
     ns = sweep.suite_args()

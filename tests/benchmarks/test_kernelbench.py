@@ -8,10 +8,8 @@ source, and ``run`` meets a missing candidate; report rows are written by hand.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,12 +19,8 @@ SUITE = ROOT / "benchmarks" / "tasks"
 
 
 @pytest.fixture(scope="module")
-def kb_bench():
-    spec = importlib.util.spec_from_file_location("bench_kernelbench", ROOT / "benchmarks" / "kernelbench.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+def kb_bench(load_bench):
+    return load_bench("kernelbench")
 
 
 @pytest.fixture

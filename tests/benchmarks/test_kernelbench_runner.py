@@ -7,10 +7,8 @@ own suite tasks, and result rows are written the way a run appends them.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,12 +17,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def kb_mod():
-    spec = importlib.util.spec_from_file_location("bench_kernelbench", ROOT / "benchmarks" / "kernelbench.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+def kb_mod(load_bench):
+    return load_bench("kernelbench")
 
 
 @pytest.fixture()

@@ -6,28 +6,14 @@ written by hand the way a run appends them.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
-import sys
-from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
-
-
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
-def suite():
-    return _load("lower_suite")
+def suite(load_bench):
+    return load_bench("lower_suite")
 
 
 def _row(problem, status, eager=None, compile_=None, partial=False):
@@ -83,8 +69,8 @@ def test_report_prints_table_and_figures(suite, tmp_path, capsys):
     assert "scan: 1/1 correct" in md.read_text()
 
 
-def test_kernelbench_summary_uses_the_shared_figures():
-    kb = _load("kernelbench")
+def test_kernelbench_summary_uses_the_shared_figures(load_bench):
+    kb = load_bench("kernelbench")
     by = {"level1/1_A": {"lowered": {**_row("level1/1_A", "correct", 3.0, 1.5), "level": 1}},
           "level1/2_B": {"lowered": {**_row("level1/2_B", "timeout"), "level": 1}},
           "level2/1_C": {"lowered": {**_row("level2/1_C", "correct", 0.8, 0.4), "level": 2},
@@ -97,10 +83,10 @@ def test_kernelbench_summary_uses_the_shared_figures():
     assert rows[0][:3] == ["problem", "kind", "status"]
 
 
-def test_result_row_keeps_isolation_intervals_and_graph_timing():
+def test_result_row_keeps_isolation_intervals_and_graph_timing(load_bench):
     from akg_rag.verify.result import Timings, VerifyResult
 
-    figures = _load("figures")
+    figures = load_bench("figures")
     t = Timings(candidate_ms=0.01, eager_ms=0.02, speedup_eager=2.0, speedup_eager_low=1.8,
                 speedup_eager_high=2.2, method="cuda_event", blocks=8, graph_method="cuda_graph",
                 graph_candidate_ms=0.004, device="NVIDIA H200")
