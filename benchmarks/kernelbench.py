@@ -303,10 +303,13 @@ def offline(args: argparse.Namespace) -> int:
 
 def _load(paths: list[str]) -> dict[str, dict[str, dict]]:
     """Rows by problem and kind; a later row replaces an earlier one, except that a correctness-only
-    row (from a ``--jobs`` sweep) never replaces a timed one."""
+    row (from a ``--jobs`` sweep) never replaces a timed one. Rows without a verdict (``offline``'s
+    compile reports, which may share a folder with the verdicts) are not read."""
     by: dict[str, dict[str, dict]] = {}
     for p in paths:
         for row in _rows(p):
+            if "status" not in row:
+                continue
             kinds = by.setdefault(row["problem"], {})
             old = kinds.get(row["kind"])
             if old is not None and old.get("speedup_eager") is not None and row.get("timed") is False:

@@ -13,6 +13,11 @@ the way to accept a configuration.
 Every ``--set`` is one module-level tunable with its values; the configurations are their
 product (the candidate's own values first). Bytes moved (inputs read once, outputs written once)
 over the median time gives the effective bandwidth, printed beside each row.
+
+``--fp64`` also runs the task in float64 (the same weights and inputs, widened) and prints each
+configuration's largest absolute error against that, beside eager float32's own: how a setting
+that changes the arithmetic (``DOT_X3``: three TF32 products instead of IEEE ones) compares with
+PyTorch's float32 result as an approximation of the exact one.
 """
 
 from __future__ import annotations
@@ -70,6 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=20, help="timed runs per configuration (default 20)")
     ap.add_argument("--device", default="cuda", help="torch device (default cuda)")
     ap.add_argument("--json", metavar="OUT", help="append one JSON line per configuration")
+    ap.add_argument("--fp64", action="store_true",
+                    help="also compare eager float32 and every configuration with a float64 run of the task")
     args = ap.parse_args(argv)
 
     import torch
@@ -99,8 +106,18 @@ def main(argv: list[str] | None = None) -> int:
         ref = ref_model(*inputs)
         moved = sum(t.numel() * t.element_size() for t in _tensors(inputs) + _tensors(ref))
         eager = measure(lambda: ref_model(*inputs), device, warmup=3, runs=args.runs)
+        exact = eager_abs64 = None
+        if args.fp64:
+            wide = [x.double() if hasattr(x, "is_floating_point") and x.is_floating_point() else x for x in inputs]
+            exact = task.model_cls(*init).to(device).eval()
+            exact.load_state_dict(ref_model.state_dict())
+            exact = exact.double()
+            exact = [t.clone() for t in _tensors(exact(*wide))]
+            del wide
+            eager_abs64 = _errors(ref, exact)[0]
     print(f"{Path(args.task).stem}: eager {eager.median_ms:.4f} ms, {moved / 1e9:.3f} GB moved "
-          f"({moved / eager.median_ms / 1e6:.0f} GB/s)", flush=True)
+          f"({moved / eager.median_ms / 1e6:.0f} GB/s)"
+          + (f", eager's max abs error vs float64 {eager_abs64:.2e}" if exact is not None else ""), flush=True)
     own = {name: getattr(cand, name) for name, _ in settings}
     grid = [dict(zip([n for n, _ in settings], combo))
             for combo in itertools.product(*[[own[n]] + [v for v in vs if v != own[n]] for n, vs in settings])]
@@ -116,12 +133,15 @@ def main(argv: list[str] | None = None) -> int:
                 out = model(*inputs)
                 torch.cuda.synchronize(device)
                 row["max_abs"], row["max_rel"] = _errors(out, ref)
+                if exact is not None:
+                    row["abs64"], row["eager_abs64"] = _errors(out, exact)[0], eager_abs64
                 del out
                 m = measure(lambda: model(*inputs), device, warmup=3, runs=args.runs)
             row.update(ms=m.median_ms, x_eager=eager.median_ms / m.median_ms,
                        gbps=moved / m.median_ms / 1e6)
             text = (f"{row['ms']:.4f} ms  x{row['x_eager']:.2f} eager  {row['gbps']:.0f} GB/s  "
-                    f"max abs {row['max_abs']:.2e} rel {row['max_rel']:.2e}")
+                    f"max abs {row['max_abs']:.2e} rel {row['max_rel']:.2e}"
+                    + (f"  vs float64 {row['abs64']:.2e}" if "abs64" in row else ""))
         except Exception as e:  # a configuration the kernel rejects (registers, shared memory)
             row["error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
             text = row["error"]

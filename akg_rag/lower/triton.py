@@ -11,7 +11,8 @@ launch (:mod:`akg_rag.lower.triton_kernel`); and the host function ``def {name}(
 What the kernels guarantee (docs/lowering.md): tiles are power-of-two blocks with a validity mask
 on every padded axis; reductions, scans, ``matmul`` and stores ignore padded lanes; loads mask
 indices outside the tensor and read ``other``; 16-bit floats compute in f32 and stores cast to the
-tensor's dtype; f32 ``matmul`` runs ``tl.dot(..., input_precision="ieee")``, never TF32.
+tensor's dtype; f32 ``matmul`` runs ``tl.dot`` with IEEE products or, by the ``DOT_X3`` tunable,
+three TF32 products of operands split into head and tail, never a single TF32 product.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 from akg_rag.errors import SketchError
 from akg_rag.lower.source import KernelSource
 from akg_rag.lower.triton_expr import Blocks, Namer, join16
-from akg_rag.lower.triton_host import CHECK_HELPER, host_source
+from akg_rag.lower.triton_host import CHECK_HELPER, K_MAJOR_HELPER, host_source
 from akg_rag.lower.triton_kernel import KernelWriter
 from akg_rag.lower.triton_ops import helper_sources, helpers_needing_libdevice
 from akg_rag.lower.typed import TypedSketch, analyze
@@ -30,6 +31,7 @@ DEFAULT_NUM_WARPS = 4    # warps per program (Triton's default)
 DOT_WARPS = 8            # ... for an f32 (IEEE, FMA) dot over a tile of DOT_WIDE_TILE elements or more
 DOT_WIDE_TILE = 64 * 32
 DEFAULT_NUM_STAGES = 3   # software-pipelining stages of loops that load (Triton's CUDA default)
+DEFAULT_DOT_X3 = 2       # f32 dots: 0 IEEE products, 1 three TF32 products of split operands, 2 by layout
 
 
 def emit_triton(sketch: Sketch, name: str) -> KernelSource:
@@ -53,10 +55,14 @@ def emit_triton(sketch: Sketch, name: str) -> KernelSource:
     tunables = {p: f"{prefix}_{p}" for p in typed.tunables}
     tunables["NUM_WARPS"] = f"{prefix}_NUM_WARPS"
     tunables["NUM_STAGES"] = f"{prefix}_NUM_STAGES"
+    if any(kw.dot_x3 for _, kw in kernels):
+        tunables["DOT_X3"] = f"{prefix}_DOT_X3"
     host = host_source(typed, name, kernels, blocks, tunables)
     values = {**{tunables[p]: v for p, v in typed.tunables.items()},
               tunables["NUM_WARPS"]: default_warps(typed), tunables["NUM_STAGES"]: DEFAULT_NUM_STAGES}
-    code = _module(typed, name, values, helpers, sources, host)
+    if "DOT_X3" in tunables:
+        values[tunables["DOT_X3"]] = DEFAULT_DOT_X3
+    code = _module(typed, name, values, helpers, sources, host, k_major="DOT_X3" in tunables)
     return KernelSource(code=code, entry=name, tunables=values, tensors=[t.name for t in typed.arguments])
 
 
@@ -85,7 +91,7 @@ def _default_extent(typed: TypedSketch, size) -> int | None:
 
 
 def _module(typed: TypedSketch, name: str, tunables: dict[str, int], helpers: set[str],
-            kernels: list[str], host: str) -> str:
+            kernels: list[str], host: str, k_major: bool = False) -> str:
     sk = typed.sketch
     lib = helpers_needing_libdevice(helpers)
     head = [f'"""Triton kernels generated from sketch `{sk.name}` (akg_rag.lower.triton).',
@@ -107,6 +113,8 @@ def _module(typed: TypedSketch, name: str, tunables: dict[str, int], helpers: se
         parts.append(helper_sources(helpers).rstrip("\n"))
     parts += [k.rstrip("\n") for k in kernels]
     parts.append(CHECK_HELPER.rstrip("\n"))
+    if k_major:
+        parts.append(K_MAJOR_HELPER.rstrip("\n"))
     parts.append(host.rstrip("\n"))
     return "\n\n\n".join(parts) + "\n"
 

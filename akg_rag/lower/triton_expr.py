@@ -30,7 +30,7 @@ COMPUTE_TL = {"f32": "tl.float32", "f64": "tl.float64", "i32": "tl.int32", "i64"
 # names the generated code uses itself (modules, builtins, fixed locals and parameters)
 _RESERVED = {"tl", "triton", "torch", "libdevice", "os", "math", "float", "int", "range", "min", "max",
              "len", "abs", "sum", "tuple", "zip", "type", "isinstance", "ValueError", "pid", "rest",
-             "tensors", "grid", "programs", "use_int64", "USE_INT64"}
+             "tensors", "grid", "programs", "use_int64", "USE_INT64", "DOT_X3", "dot_x3"}
 
 
 @dataclass(frozen=True)
@@ -171,6 +171,11 @@ class ExprWriter:
         """A tensor named in a computation: the load of all of it."""
         raise NotImplementedError
 
+    def dot_switch(self, a: Expr, b: Expr) -> str:
+        """Name of the kernel's constexpr choosing how an f32 ``tl.dot`` of operands ``a`` and ``b``
+        (sketch expressions) multiplies."""
+        raise NotImplementedError
+
     # ---- sizes and plain index arithmetic ------------------------------------------------------
     def index(self, e: Expr) -> Em:
         """An index or size expression (symbols, tunables, loop variables, params, numbers)."""
@@ -293,8 +298,26 @@ class ExprWriter:
                 return self.helper("remainder", [a, b])
             a, b = self.operand(e.left, r.dtype), self.operand(e.right, r.dtype)
             return Em(f"{a.at(MUL)} {e.op} {b.at(MUL + 1)}", MUL)
+        if e.op == "+":
+            folded = self.dot_into(e.left, e.right, r)
+            if folded is not None:
+                return folded
         name = {"+": "add", "-": "sub", "*": "mul", "/": "div"}[e.op]
         return self.infix(name, [e.left, e.right], r)
+
+    def dot_into(self, left: Expr, right: Expr, r: VType) -> Em | None:
+        """``acc + a @ b`` (either order) as one ``tl.dot`` accumulating into ``acc`` (an f32 tile of
+        the product's shape), or None."""
+        if r.dtype != "f32":
+            return None
+        for mm, acc in ((right, left), (left, right)):
+            ta = self.t.type_of(acc)
+            if isinstance(mm, Call) and mm.func == "matmul" and self.t.type_of(mm).shape == r.shape \
+                    and ta.shape == r.shape and ta.dtype == "f32" and not ta.weak:
+                folded = self.matmul(mm, r, acc=self.expr(acc))
+                if folded is not None:
+                    return folded
+        return None
 
     def infix(self, op: str, args: list[Expr], r: VType) -> Em:
         sym, prec = _INFIX[op]
@@ -324,7 +347,11 @@ class ExprWriter:
         if f in vocab.SCAN_OPS:
             return self.scan(e, r)
         if f == "matmul":
-            return self.matmul(e, r)
+            return self.matmul(e, r)  # type: ignore[return-value] - None only with an accumulator
+        if f == "add" and len(e.args) == 2:
+            folded = self.dot_into(e.args[0], e.args[1], r)
+            if folded is not None:
+                return folded
         if f == "unsqueeze":
             a = self.t.type_of(e.args[0])
             if a.rank == 0:
@@ -459,16 +486,21 @@ class ExprWriter:
         self.helpers.add("max_combine")
         return Em(f"tl.associative_scan({x.text}, {ax}, _max_combine)")
 
-    def matmul(self, e: Call, r: VType) -> Em:
+    def matmul(self, e: Call, r: VType, acc: Em | None = None) -> Em | None:
+        """``a @ b``; with ``acc`` (an f32 tile of the result's shape) ``acc + a @ b`` as one
+        ``tl.dot`` accumulating into it, or None when this product is not a ``tl.dot``."""
         a, b = (self.t.type_of(x) for x in e.args)
         rank = max(a.rank, b.rank)
+        dims = (a.shape[-2], a.shape[-1], b.shape[-1])
+        if acc is not None and (any(d.is_one for d in dims) or rank > 3 or a.rank != b.rank):
+            return None
         x, y = self.operand(e.args[0], r.dtype), self.operand(e.args[1], r.dtype)
         k = a.shape[-1]
         if self.blocks.padded(k):  # the inner axis must add nothing past its extent
             zero = lit(0, r.dtype).text
             x = Em(f"tl.where({self.expand(self.mask(k), a.rank - 1, a.rank)}, {x.text}, {zero})")
             y = Em(f"tl.where({self.expand(self.mask(k), b.rank - 2, b.rank)}, {y.text}, {zero})")
-        dims = (a.shape[-2], a.shape[-1], b.shape[-1])
+        into = f", {acc.text}" if acc is not None else ""
         if any(d.is_one for d in dims) or rank > 3 or r.dtype != "f32" or a.rank != b.rank:
             # outer products summed over k: any shape and dtype, exact f32/f64 products
             xa = f"{x.at(ATOM)}[{', '.join([':'] * a.rank + ['None'])}]"
@@ -477,8 +509,12 @@ class ExprWriter:
         half = join16(a.exact, b.exact)
         if half is not None:  # 16-bit inputs held exactly: tensor cores, f32 accumulation
             tl16 = ops.STORAGE[half]
-            return Em(f"tl.dot({x.at(ATOM)}.to({tl16}), {y.at(ATOM)}.to({tl16}))")
-        return Em(f"tl.dot({x.text}, {y.text}, input_precision=\"ieee\")")
+            return Em(f"tl.dot({x.at(ATOM)}.to({tl16}), {y.at(ATOM)}.to({tl16}){into})")
+        # f32: IEEE products on the FMA units, or (the DOT_X3 tunable) each operand split into a
+        # TF32 head and a TF32 tail and three tensor-core products summed in f32 (the tail x tail
+        # term, 2**-22 of the product, dropped): never a single TF32 product
+        x3 = self.dot_switch(e.args[0], e.args[1])
+        return Em(f"tl.dot({x.text}, {y.text}{into}, input_precision=\"tf32x3\" if {x3} else \"ieee\")")
 
 
 def join16(a: str | None, b: str | None) -> str | None:

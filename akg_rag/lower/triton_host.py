@@ -40,6 +40,38 @@ def _span(t):
 '''
 
 
+# DOT_X3 = 3: an f32 dot operand that does not run along K contiguously is copied into a layout
+# that does (one read and one write of it), then the dot takes three TF32 products
+K_MAJOR_HELPER = '''\
+@triton.jit
+def _k_major_kernel(src_ptr, dst_ptr, R, C, s_b, s_r, s_c, d_b, d_r, d_c, tile: tl.constexpr):
+    """dst[b, r, c] = src[b, r, c] over one tile x tile block (program axis 1: the batch index)."""
+    pid = tl.program_id(0)
+    b = tl.program_id(1)
+    nc = (C + tile - 1) // tile
+    r = (pid // nc) * tile + tl.arange(0, tile)[:, None]
+    c = (pid % nc) * tile + tl.arange(0, tile)[None, :]
+    m = (r < R) & (c < C)
+    v = tl.load(src_ptr + b * s_b + r * s_r + c * s_c, mask=m)
+    tl.store(dst_ptr + b * d_b + r * d_r + c * d_c, v, mask=m)
+
+
+def _k_major(t, k):
+    """``t`` itself when its dim ``k`` has stride 1, else a copy of it whose dim ``k`` has (rank 2
+    or 3, fewer than 2**31 elements; any other tensor is returned unchanged)."""
+    if t.stride(k) == 1 or t.dim() not in (2, 3) or t.numel() >= 2**31 or t.numel() == 0:
+        return t
+    order = [d for d in range(t.dim()) if d != k] + [k]
+    dst = torch.empty([t.shape[d] for d in order], dtype=t.dtype, device=t.device)
+    dst = dst.permute([order.index(d) for d in range(t.dim())])
+    src3, dst3 = (x if x.dim() == 3 else x.unsqueeze(0) for x in (t, dst))
+    B, R, C = src3.shape
+    _k_major_kernel[(triton.cdiv(R, 64) * triton.cdiv(C, 64), B)](
+        src3, dst3, R, C, *src3.stride(), *dst3.stride(), tile=64)  # not a tunable of the candidate
+    return dst
+'''
+
+
 class _HostExpr(ExprWriter):
     """Prints size expressions with the host function's local names."""
 
@@ -94,6 +126,11 @@ def host_source(typed: TypedSketch, name: str, kernels: list[tuple[str, KernelWr
         lines.append(f"{INDENT}{py(p)} = {tunables[p]}")
         lines.append(f"{INDENT}if {py(p)} < 1:")
         lines.append(f'{INDENT * 2}raise ValueError(f"{tunables[p]} must be a positive integer, got {{{py(p)}}}")')
+    if "DOT_X3" in tunables:
+        lines.append(f"{INDENT}if {tunables['DOT_X3']} not in (0, 1, 2, 3):")
+        lines.append(f'{INDENT * 2}raise ValueError(f"{tunables["DOT_X3"]} must be 0 (IEEE f32 products), 1 '
+                     f'(three TF32 products), 2 (one of them by the operands\' layout) or 3 (K-major copies, '
+                     f'then three TF32 products), got {{{tunables["DOT_X3"]}!r}}")')
     device = py(args[0].name) + ".device" if args else '"cuda"'
     for t in typed.temps:
         shape = ", ".join(show(s.expr) for s in typed.shapes[t.name])
@@ -130,6 +167,8 @@ def _launch(kernel: str, kw: KernelWriter, hx: _HostExpr, blocks: Blocks, tunabl
     lines.append(f"{INDENT}if programs > 2**31 - 1:")
     lines.append(f'{INDENT * 2}raise ValueError(f"launch {launch.index} needs {{programs}} programs; '
                  f'at most 2**31 - 1")')
+    if kw.dot_x3:
+        lines += _dot_choice(kw, tunables["DOT_X3"])
     lines.append(f"{INDENT}if programs > 0:")
     args: list[str] = []
     for name in kw.tensors():
@@ -141,12 +180,47 @@ def _launch(kernel: str, kw: KernelWriter, hx: _HostExpr, blocks: Blocks, tunabl
     for s in kw.sizes.values():
         if blocks.const_block(s) is None:
             kwargs.append(f"{blocks.name(s)}={blocks.name(s)}")
+    if kw.dot_x3:
+        kwargs.append("DOT_X3=dot_x3")
     kwargs += ["USE_INT64=use_int64", f"num_warps={tunables['NUM_WARPS']}",
                f"num_stages={tunables['NUM_STAGES']}"]
     lines.append(f"{INDENT * 2}{kernel}[(programs,)](")
     for chunk in _wrap(args + kwargs):
         lines.append(f"{INDENT * 3}{chunk}")
     lines.append(f"{INDENT * 2})")
+    return lines
+
+
+def _dot_choice(kw: KernelWriter, knob: str) -> list[str]:
+    """``dot_x3`` for one launch: the tunable, or at 2 a choice by the operands' layout. Three TF32
+    products on the tensor cores beat IEEE products on the FMA units when both operands of every
+    f32 dot run along K contiguously (A row-major, B column-major: an ``nn.Linear`` weight); with a
+    row-major B the TF32 operand must be transposed on the way to shared memory and the IEEE dot
+    wins, and a gathered operand (a convolution's patches) gains nothing (measured on an H200,
+    docs/results/kernelbench.md)."""
+    py = Namer.py
+    lines = [f"{INDENT}dot_x3 = {knob}"]
+    terms, copies = [], []
+    for op in kw.dot_operands:
+        if op is None:
+            terms, copies = ["False"], []
+            break
+        a, ka, b, kb = op
+        terms += [f"{py(a)}.stride({ka}) == 1", f"{py(b)}.stride({kb}) == 1"]
+        copies += [(a, ka), (b, kb)]
+    lines.append(f"{INDENT}if dot_x3 == 2:  # by layout: both operands of every f32 dot contiguous along K")
+    lines.append(f"{INDENT * 2}dot_x3 = int({' and '.join(dict.fromkeys(terms))})")
+    # 3: K-major copies of the operands (inputs only: a copy of a tensor this launch writes would
+    # lose the write), then three TF32 products; IEEE products when an operand is not a plain load
+    inputs = [(t, k) for t, k in dict.fromkeys(copies)
+              if kw.t.tensor(t).direction == "in" and t not in kw.launch.writes]
+    lines.append(f"{INDENT}if dot_x3 == 3:  # K-major copies of the dot operands, then three TF32 products")
+    if terms == ["False"] or len(inputs) != len(dict.fromkeys(copies)):
+        lines.append(f"{INDENT * 2}dot_x3 = 0")
+    else:
+        for t, k in inputs:
+            lines.append(f"{INDENT * 2}{py(t)} = _k_major({py(t)}, {k})")
+        lines.append(f"{INDENT * 2}dot_x3 = 1")
     return lines
 
 

@@ -40,8 +40,23 @@ class KernelWriter(ExprWriter):
         self.loops: list[tuple[str, Expr, Expr, Expr | None]] = []   # var, start, stop, step
         self.carried = {n for s in _loops(launch.body) for n in typed.loop_carried(s)}
         self.nonneg_locals: dict[str, bool] = {}
+        self.dot_x3 = False                            # an f32 tl.dot reads the DOT_X3 switch
+        # local -> (tensor, the tensor dim of each tile axis) while it holds a plain slice load
+        self.tile_dims: dict[str, tuple[str, tuple[int, ...]]] = {}
+        # per f32 dot: (A tensor, A's dim along K, B tensor, B's dim along K), None if not plain loads
+        self.dot_operands: list[tuple[str, int, str, int] | None] = []
 
     # ---- names ---------------------------------------------------------------------------------
+    def dot_switch(self, a: Expr, b: Expr) -> str:
+        self.dot_x3 = True
+        ta = self.tile_dims.get(a.id) if isinstance(a, Name) else None
+        tb = self.tile_dims.get(b.id) if isinstance(b, Name) else None
+        if ta and tb and len(ta[1]) >= 2 and len(tb[1]) >= 2:
+            self.dot_operands.append((ta[0], ta[1][-1], tb[0], tb[1][-2]))
+        else:
+            self.dot_operands.append(None)
+        return "DOT_X3"
+
     def var(self, name: str) -> str:
         return Namer.py(name)
 
@@ -83,6 +98,7 @@ class KernelWriter(ExprWriter):
             elif isinstance(s, Alloc):
                 self.alloc(s)
             elif isinstance(s, Assign):
+                self.tile_dims.pop(s.target, None)
                 d = self.t.definition(s)
                 self.emit(f"{self.var(s.target)} = {self.value(s.value, d.value, d.target).text}")
                 # a local holding a non-negative index (an iota plus loop variables) needs no >= 0 mask
@@ -216,6 +232,11 @@ class KernelWriter(ExprWriter):
         em = self.reshape(em, VType(d.value.shape, d.target.dtype), d.target)
         if em.text != dst:
             self.emit(f"{dst} = {em.text}")
+        self.tile_dims.pop(s.dst, None)
+        dims = [k for k, ix in enumerate(s.src.indices) if isinstance(ix, Slice)]
+        scalars = all(self.t.type_of(ix).rank == 0 for ix in s.src.indices if not isinstance(ix, Slice))
+        if scalars and d.value.shape == d.target.shape and len(dims) == len(d.target.shape):
+            self.tile_dims[s.dst] = (s.src.tensor, tuple(dims))
 
     def store(self, s: Store) -> None:
         v = self.t.type_of(s)
@@ -307,6 +328,8 @@ class KernelWriter(ExprWriter):
             if self.blocks.const_block(s) is None:
                 out.append((f"{self.blocks.name(s)}: tl.constexpr",
                             f"power-of-two tile extent >= {s.text}"))
+        if self.dot_x3:
+            out.append(("DOT_X3: tl.constexpr", "f32 dots: 0 IEEE products, 1 three TF32 products (split operands; 2 on the host: by layout)"))
         out.append(("USE_INT64: tl.constexpr", "int64 index arithmetic (a tensor spans >= 2**31 elements)"))
         return out
 

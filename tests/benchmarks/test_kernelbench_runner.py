@@ -82,6 +82,11 @@ def test_untimed_row_never_replaces_a_timed_one(kb_mod, tmp_path):
                                         "timed": True}])
     by = kb_mod._load([str(timed), str(tmp_path / "rerun.jsonl")])
     assert by["level1/1_a"]["lowered"]["status"] == "incorrect"
+    # an offline compile report (no verdict) read after a verdict leaves it alone
+    _write(tmp_path / "offline.jsonl", [{"problem": "level1/1_a", "kind": "lowered", "arch": 90,
+                                         "launches": []}])
+    by = kb_mod._load([str(timed), str(tmp_path / "offline.jsonl")])
+    assert by["level1/1_a"]["lowered"]["speedup_eager"] == 1.5
 
 
 def test_report_plots_each_timed_correct_row_per_level(kb_mod, tmp_path):

@@ -255,15 +255,64 @@ def test_gemm_with_k_loop_and_bias_relu_epilogue(build, device, dt):
     b = torch.randn(50, 45, device=device).to(dtype)
     bias = torch.randn(45, device=device)
     c = torch.empty(40, 45, device=device, dtype=dtype)
-    fn, _, src = build(GEMM.replace("DT", dt))
-    if dt == "f32":
-        assert 'input_precision="ieee"' in src.code  # never TF32
+    fn, module, src = build(GEMM.replace("DT", dt))
+    # acc + a @ b is one dot accumulating into acc
+    assert re.search(r"acc = tl\.dot\(.*, acc(, input_precision=.*)?\)$", src.code, re.M), src.code
+    if dt == "f32":  # IEEE products or three TF32 ones (split operands): never a single TF32 product
+        assert 'input_precision="tf32x3" if DOT_X3 else "ieee"' in src.code
+        assert 'input_precision="tf32"' not in src.code
     else:
         assert "tl.dot(" in src.code and ".to(tl.float16)" in src.code
-    fn(a, b, bias, c)
     ref = torch.relu(a.double() @ b.double() + bias.double())
     tol = 1e-4 if dt == "f32" else 1e-2
-    torch.testing.assert_close(c.double(), ref, atol=tol, rtol=tol)
+    for x3 in ((0, 1, 2) if dt == "f32" else (None,)):
+        if x3 is not None:
+            module.K_DOT_X3 = x3
+        c.zero_()
+        fn(a, b, bias, c)
+        torch.testing.assert_close(c.double(), ref, atol=tol, rtol=tol)
+
+
+def test_dot_x3_by_layout_chooses_three_tf32_products_only_for_k_contiguous_operands(build, device):
+    """K_DOT_X3 = 2 (the default) decides per call: three TF32 products when A is row-major and B
+    column-major along K (an nn.Linear weight's transpose), IEEE products otherwise; 0 and 1 force
+    one; 3 copies each operand that does not run along K contiguously into a layout that does, then
+    takes three TF32 products; anything else is refused before a launch."""
+    fn, module, src = build(GEMM.replace("DT", "f32"))
+    assert src.tunables["K_DOT_X3"] == 2
+    assert "dot_x3 = int(a.stride(1) == 1 and b.stride(0) == 1)" in src.code
+    seen, seen_strides = [], []
+    kernel = module.k_kernel
+
+    class Recorder:
+        def __getitem__(self, grid):
+            def launch(*args, **kwargs):
+                seen.append(kwargs["DOT_X3"])
+                seen_strides.append((tuple(args[0].stride()), tuple(args[1].stride())))
+                return kernel[grid](*args, **kwargs)
+            return launch
+
+    module.k_kernel = Recorder()
+    a = torch.randn(40, 50, device=device)
+    b_rows = torch.randn(50, 45, device=device)          # row-major [K, N]
+    b_cols = torch.randn(45, 50, device=device).t()      # [K, N] with K contiguous
+    bias = torch.randn(45, device=device)
+    c = torch.empty(40, 45, device=device)
+    a_cols = a.t().contiguous().t()                      # [M, K] with M contiguous
+    for x, b, knob, want in ((a, b_rows, 2, 0), (a, b_cols, 2, 1), (a_cols, b_cols, 2, 0),
+                             (a, b_cols, 0, 0), (a, b_rows, 1, 1),
+                             (a_cols, b_rows, 3, 1), (a, b_cols, 3, 1)):  # 3: K-major copies first
+        module.K_DOT_X3 = knob
+        c.zero_()
+        fn(x, b, bias, c)
+        torch.testing.assert_close(c.double(), torch.relu(a.double() @ b.double() + bias.double()),
+                                   atol=1e-4, rtol=1e-4)
+        assert seen[-1] == want, (knob, x.stride(), b.stride(), seen)
+        if knob == 3:  # the kernel read K-major copies; the caller's tensors keep their layout
+            assert seen_strides[-1] == ((50, 1), (1, 50)) and b.stride() in ((45, 1), (1, 50))
+    module.K_DOT_X3 = 4
+    with pytest.raises(ValueError, match="K_DOT_X3 must be 0"):
+        fn(a, b_rows, bias, c)
 
 
 SCAN = """
@@ -420,7 +469,8 @@ def test_generated_module_reads_like_a_kernel_file():
     assert "a_ptr,  # *f32: a[M, K] (in)" in code
     assert "BM: tl.constexpr,  # tunable (default 32)" in code
     assert "K0_BM = 32" in code and "BM = K0_BM" in code         # read at call time
-    assert src.tunables == {"K0_BM": 32, "K0_BN": 16, "K0_BK": 16, "K0_NUM_WARPS": 4, "K0_NUM_STAGES": 3}
+    assert src.tunables == {"K0_BM": 32, "K0_BN": 16, "K0_BK": 16, "K0_NUM_WARPS": 4, "K0_NUM_STAGES": 3,
+                            "K0_DOT_X3": 2}
     assert tunable_values(code) == src.tunables                  # the search finds every one
     assert src.entry == "k0" and src.tensors == ["a", "b", "bias", "c"]
     compile(code, "k0.py", "exec")
@@ -536,7 +586,8 @@ with tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False) as f:
 info = subprocess.run([ptxas, "-arch=sm_90a", "-v", f.name, "-o", os.devnull], capture_output=True, text=True).stderr
 spills = sum(int(n) for n in re.findall(r"(\d+) bytes spill stores", info))
 regs = max([int(n) for n in re.findall(r"Used (\d+) registers", info)] or [0])
-print(json.dumps({"loads": loads, "spill_bytes": spills, "registers": regs}))
+mma = len(re.findall(r"\b(?:wgmma\.mma_async|mma\.sync)\.", compiled.asm["ptx"]))
+print(json.dumps({"loads": loads, "spill_bytes": spills, "registers": regs, "mma": mma}))
 """
 
 
@@ -606,16 +657,22 @@ def test_a_wide_f32_dot_defaults_to_eight_warps_and_compiles_without_spills(tmp_
     path.write_text(src.code)
     names = re.findall(r"^    (\w+_stride1),", src.code, re.M)
     base = {"BM": 128, "BN": 128, "BK": 32, "BLOCK_BM": 128, "BLOCK_BN": 128, "BLOCK_BK": 32,
-            "USE_INT64": False}
+            "USE_INT64": False, "DOT_X3": 0}
     got = _sm90_compile(path, "k0_kernel", set(names), {**base, "num_warps": 8})
-    assert got["registers"] > 0 and got["spill_bytes"] == 0, got
+    assert got["registers"] > 0 and got["spill_bytes"] == 0 and got["mma"] == 0, got
     four = _sm90_compile(path, "k0_kernel", set(names), {**base, "num_warps": 4})
     assert four["spill_bytes"] > 0, four       # what the default avoids
+    # DOT_X3 = 1: the same dot as three TF32 products on the tensor cores (wgmma on sm_90)
+    x3 = _sm90_compile(path, "k0_kernel", set(names), {**base, "DOT_X3": 1, "num_warps": 8})
+    assert x3["mma"] > 0 and x3["spill_bytes"] == 0, x3
 
 
-def test_two_level_split_reduction_a_norm_over_few_long_rows(build, device, monkeypatch):
-    """The split form with two levels (a variance reads its mean): partials and a combine per
-    level, then the full-domain pass; tails in the chunks and blocks; the statistics kept."""
+@pytest.mark.parametrize("stat", ["var", "mad"])
+def test_two_level_split_reduction_a_norm_over_few_long_rows(build, device, monkeypatch, stat):
+    """The split form over a statistic that reads its mean: a variance merges count, sum and
+    squared deviations per chunk in one level (partials, combine, then the full-domain pass); a
+    mean absolute deviation takes two levels (partials and a combine per level). Tails in the
+    chunks and blocks; the statistics kept."""
     import akg_rag.lower.emit.reduction as reduction
     from akg_rag.lower.emit import emit_sketch
     from akg_rag.lower.region import Expr, Output, Reduction, ReductionRegion, Value
@@ -626,21 +683,25 @@ def test_two_level_split_reduction_a_norm_over_few_long_rows(build, device, monk
     n = E("numel")
     mean = C("div", E("reduced", ref="s"), n)
     cen = C("sub", I("x"), mean)
+    dev = C("mul", cen, cen) if stat == "var" else C("abs", cen)
     y = C("mul", cen, C("rsqrt", C("add", C("div", E("reduced", ref="v"), n), Expr.const(1e-5))))
     region = ReductionRegion([Value("x", (3, 5, 70), "float32")], (3, 5, 70), (1, 2),
-                             [Reduction("s", "sum", I("x")), Reduction("v", "sum", C("mul", cen, cen))],
+                             [Reduction("s", "sum", I("x")), Reduction("v", "sum", dev)],
                              [Output(Value("y", (3, 5, 70), "float32"), y),
                               Output(Value("mu", (3, 1, 1), "float32"), mean, "reduced")])
     text = emit_sketch(region, "k0")
-    assert "SPLIT = 16" in text and text.count('"parallel"') == 5     # 2 levels x 2 launches + full pass
+    launches = 3 if stat == "var" else 5    # (1 or 2 levels) x (partials, combine) + full pass
+    assert "SPLIT = 16" in text and text.count('"parallel"') == launches
     fn, module, _ = build(text, "k0")
     x = torch.randn(3, 5, 70, device=device) * 2 + 3
+    mu_ref = x.mean((1, 2), keepdim=True)
+    v_ref = ((x - mu_ref) ** 2 if stat == "var" else (x - mu_ref).abs()).mean((1, 2), keepdim=True)
     for split, rblock in ((16, 1024), (3, 16), (1, 32)):
         module.K0_SPLIT, module.K0_RBLOCK = split, rblock
         out, mu = torch.empty_like(x), torch.empty(3, 1, 1, device=device)
         fn(x, out, mu)
-        torch.testing.assert_close(out, F.layer_norm(x, (5, 70), eps=1e-5), atol=1e-4, rtol=1e-4)
-        torch.testing.assert_close(mu, x.mean((1, 2), keepdim=True), atol=1e-5, rtol=1e-5)
+        torch.testing.assert_close(out, (x - mu_ref) * torch.rsqrt(v_ref + 1e-5), atol=1e-4, rtol=1e-4)
+        torch.testing.assert_close(mu, mu_ref, atol=1e-5, rtol=1e-5)
 
 
 def test_online_softmax_over_long_rows_with_masked_entries(build, device, monkeypatch):

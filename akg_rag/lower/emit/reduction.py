@@ -14,7 +14,9 @@ dims need not be trailing or contiguous (batch norm reduces N, H, W per channel)
   through ``temp`` tensors;
 * loop form: one sequential pass over ``RBLOCK`` blocks per *level* of reductions (a reduction
   reading another's result is one level later, as softmax's sum reads its max; but a
-  ``sum(exp(E - max(E)))`` shares its max's pass, see ``_Emitter.online_sums``), each recomputing
+  ``sum(exp(E - max(E)))`` shares its max's pass, see ``_Emitter.online_sums``, and a variance
+  ``sum((E - a)**2)`` about a mean of ``sum(E)`` shares the mean's, see ``_Emitter.variance_pairs``;
+  the split form merges such a pair in one level too), each recomputing
   its expression from the inputs into lane-wise accumulators ``[KBLOCK, RBLOCK]``, then one pass
   writing the full-domain outputs. argmax/argmin keep the best value and its index per lane and
   take the smallest index among the lanes holding the extreme (torch's first occurrence).
@@ -219,7 +221,10 @@ class _Emitter:
         if persistent:
             self.persistent(kidx)
         else:
-            rb = (LONG_RBLOCK if rn >= LONG_ROW else LOOP_RBLOCK) if last_reduced else LOOP_TILE[1]
+            # long rows take wider blocks, except under a variance's three lane accumulators
+            # (count, mean, squared deviations: 4096 lanes of each spilled on sm_90)
+            long = rn >= LONG_ROW and not self.variance_pairs(self.levels())
+            rb = (LONG_RBLOCK if long else LOOP_RBLOCK) if last_reduced else LOOP_TILE[1]
             self.looped(kidx, w.param("RBLOCK", rb))
         return w.text()
 
@@ -259,16 +264,105 @@ class _Emitter:
             out[red.name] = m.name
         return out
 
+    def variance_pairs(self, levels: list[list[Reduction]]) -> dict[str, tuple[str, Expr]]:
+        """``{q: (s, a)}`` when the reductions are two levels and every second-level one is
+        ``q = sum((E - a)**2)`` over a first-level ``s = sum(E)`` of the same ``E``, ``a`` reading
+        no reduction but ``s`` and nothing of the element (a mean: ``s / numel``). Then one pass
+        keeps a count, mean and sum of squared deviations per lane (Welford) and merges them
+        (Chan et al.), and ``q = M2 + N * (S / N - a)**2`` holds for any such ``a`` (0 added when
+        ``a`` is the mean): a variance's input is read once, not twice, and without the
+        cancellation of a sum of squares. Empty when the pattern does not hold."""
+        if len(levels) != 2 or any(self.acc_dtype(red) == "i64" for g in levels for red in g):
+            return {}
+        sums = {red.name: red for red in levels[0] if red.kind == "sum"}
+        out: dict[str, tuple[str, Expr]] = {}
+        for red in levels[1]:
+            e = red.expr
+            if red.kind != "sum":
+                return {}
+            if e.op == "mul" and len(e.args) == 2 and e.args[0] == e.args[1]:
+                d = e.args[0]
+            elif e.op == "pow" and len(e.args) == 2 and e.args[1].op == "const" and e.args[1].value == 2:
+                d = e.args[0]
+            else:
+                return {}
+            if d.op != "sub" or len(d.args) != 2:
+                return {}
+            value, a = d.args
+            leaves = _leaves(a)
+            refs = {x.ref for x in leaves if x.op == "reduced"}
+            s = sums.get(next(iter(refs))) if len(refs) == 1 else None
+            if s is None or s.expr != value or any(x.op not in ("reduced", "const", "numel") for x in leaves):
+                return {}
+            out[red.name] = (s.name, a)
+        return out
+
+    def welford_lanes(self, depth: int, shape: str, s: str) -> tuple[str, str, str]:
+        """Per-lane count, mean and sum of squared deviations of reduction ``s``'s terms."""
+        w = self.w
+        accs = tuple(w.fresh(f"w{k}_{s}" if s.isidentifier() else f"w{k}") for k in ("n", "m", "q"))
+        for a in accs:
+            w.emit(depth, f'{a} = alloc({shape}, {self.f_acc}, hint="accumulator", init=0)')
+        return accs  # type: ignore[return-value]
+
+    def welford_update(self, depth: int, accs: tuple[str, str, str], valid: str, x: str) -> None:
+        """One term per lane where ``valid`` (Welford's update)."""
+        w = self.w
+        n, m, q = accs
+        d = w.fresh("dw")
+        w.emit(depth, f"{n} = add({n}, where({valid}, 1.0, 0.0))")
+        w.emit(depth, f"{d} = where({valid}, sub({x}, {m}), 0.0)")
+        w.emit(depth, f"{m} = add({m}, div({d}, max({n}, 1.0)))")
+        w.emit(depth, f"{q} = add({q}, mul({d}, where({valid}, sub({x}, {m}), 0.0)))")
+
+    def welford_merge(self, depth: int, n: str, total: str, q: str, ok: str | None,
+                      means: str | None = None) -> tuple[str, str, str]:
+        """Merge along axis 1 the parts ``ok`` selects (all when None), each a count ``n``, a sum
+        ``total`` and a sum of squared deviations ``q`` about its own mean (``means``, else
+        ``total / n``) (Chan et al.): (N, S, M2)."""
+        w = self.w
+        N, S, mean, M2, dev = (w.fresh(x) for x in ("wN", "wS", "wmean", "wM2", "wdev"))
+
+        def sel(x: str) -> str:
+            return f"where({ok}, {x}, 0.0)" if ok else x
+
+        w.emit(depth, f"{N} = reduce_sum({sel(n)}, axis=1, keepdim=1)")
+        w.emit(depth, f"{S} = reduce_sum({sel(total)}, axis=1, keepdim=1)")
+        w.emit(depth, f"{mean} = div({S}, max({N}, 1.0))")
+        w.emit(depth, f"{dev} = sub({means or f'div({total}, max({n}, 1.0))'}, {mean})")
+        w.emit(depth, f"{M2} = reduce_sum({sel(f'add({q}, mul({n}, mul({dev}, {dev})))')}, axis=1, keepdim=1)")
+        return N, S, M2
+
+    def variance_results(self, depth: int, pairs: dict[str, tuple[str, Expr]], merged: dict[str, tuple[str, str, str]],
+                         idx: list[str | None]) -> None:
+        """``results`` of the pairs' sums (S) and second-level sums (M2 + N * (S / N - a)**2)."""
+        w = self.w
+        for s, (N, S, _) in merged.items():
+            self.results[s] = (S, frozenset({"k"}))
+        ew = ExprWriter(w, depth, self.leaf_fn(depth, idx))
+        for q, (s, a) in pairs.items():
+            N, S, M2 = merged[s]
+            text, _ = ew.write(a)
+            off, res = w.fresh("woff"), w.fresh(q if q.isidentifier() else "red")
+            w.emit(depth, f"{off} = sub(div({S}, max({N}, 1.0)), {text})")
+            w.emit(depth, f"{res} = add({M2}, mul({N}, mul({off}, {off})))")
+            self.results[q] = (res, frozenset({"k"}))
+
     def looped(self, kidx: list[str], RB: str) -> None:
         w = self.w
         kmask = self.kmask
         levels = self.levels()
         online = self.online_sums(levels)
-        if online:  # the sums join their maxes' pass
+        pairs = {} if online else self.variance_pairs(levels)
+        if online or pairs:  # the sums join their maxes' pass; the variances their means'
             levels = [levels[0] + levels[1], *levels[2:]]
+        sources = {s for s, _ in pairs.values()}
         for group in levels:
             accs = {}
+            lanes = {s: self.welford_lanes(2, f"[{self.KB}, {RB}]", s) for s in sources}
             for red in group:
+                if red.name in pairs or red.name in sources:
+                    continue
                 a = w.fresh(f"acc_{red.name}" if red.name.isidentifier() else "acc")
                 dt = self.acc_dtype(red)
                 w.emit(2, f'{a} = alloc([{self.KB}, {RB}], {dt}, hint="accumulator", init={IDENTITY[red.kind]})')
@@ -279,9 +373,14 @@ class _Emitter:
                 else:
                     accs[red.name] = (a, None)
             r, masks, ew, bidx = self.block_head(RB)
-            ew.prepare(red.expr for red in group if red.name not in online)
+            ew.prepare(red.expr for red in group if red.name not in online and red.name not in pairs)
             for red in group:
-                if red.name in online:  # updated with its max, below
+                if red.name in online or red.name in pairs:  # updated with its max / its mean's lanes
+                    continue
+                if red.name in sources:
+                    text, deps = ew.write(red.expr)
+                    self.welford_update(3, lanes[red.name], masks["r"], text)
+                    self.results[red.name] = ("", deps & {"k"})
                     continue
                 text, deps = ew.write(red.expr)
                 a, ai = accs[red.name]
@@ -307,7 +406,12 @@ class _Emitter:
                     w.emit(3, f"{a} = where({better}, {m}, {a})")
                     w.emit(3, f"{ai} = where({better}, {r}, {ai})")
                 self.results[red.name] = ("", deps & {"k"})
+            if pairs:
+                merged = {src: self.welford_merge(2, n, f"mul({n}, {m})", q, None, m) for src, (n, m, q) in lanes.items()}
+                self.variance_results(2, pairs, merged, self.merge(kidx, None))
             for red in group:
+                if red.name in pairs or red.name in sources:
+                    continue
                 a, ai = accs[red.name]
                 res = w.fresh(red.name if red.name.isidentifier() else "red")
                 if red.name in online:  # the lanes' sums, each rescaled to the row's max
@@ -341,18 +445,28 @@ class _Emitter:
 
         w, r = self.w, self.region
         levels = self.levels()
+        pairs = self.variance_pairs(levels)
+        if pairs:  # a variance's partials join its mean's pass: count, sum, squared deviations
+            levels = [levels[0] + levels[1]]
+        sources = {s for s, _ in pairs.values()}
         SPLIT = w.param("SPLIT", split)
         RB = w.param("RBLOCK", LOOP_RBLOCK)
         ksyms = [self.syms[d] for d in self.kept]
         kshape = tuple(self.shape[d] for d in self.kept)
-        parts, outs = {}, {}
+        parts, outs, welford = {}, {}, {}
         full = any(o.domain == "full" for o in r.outputs)
         for i, group in enumerate(levels):
             for red in group:
                 dt = {"i64": "int64", "f64": "float64"}.get(self.acc_dtype(red), "float32")
                 name = red.name if red.name.isidentifier() else ""
-                parts[red.name] = Value(w.fresh(f"part_{name}" if name else "part"), (*kshape, split), dt)
-                w.tensor(parts[red.name], ksyms + [SPLIT], "temp")
+                if red.name not in pairs:
+                    parts[red.name] = Value(w.fresh(f"part_{name}" if name else "part"), (*kshape, split), dt)
+                    w.tensor(parts[red.name], ksyms + [SPLIT], "temp")
+                if red.name in sources:  # its count and squared deviations, per chunk
+                    welford[red.name] = tuple(Value(w.fresh(f"part_{k}{name}" if name else f"part_{k}"),
+                                                    (*kshape, split), dt) for k in ("n", "q"))
+                    for v in welford[red.name]:
+                        w.tensor(v, ksyms + [SPLIT], "temp")
                 if full or i < len(levels) - 1:  # read again by a later launch
                     outs[red.name] = Value(w.fresh(f"res_{name}" if name else "res"), kshape or (1,), dt)
                     w.tensor(outs[red.name], ksyms or ["1"], "temp")
@@ -395,18 +509,34 @@ class _Emitter:
             kk, sk, kidx = head(pid)
             load_results(done)
             accs = {}
+            lanes = {src: self.welford_lanes(2, f"[1, {RB}]", src) for src in sources}
             for red in group:
+                if red.name in pairs or red.name in sources:
+                    continue
                 a = w.fresh("acc")
                 w.emit(2, f'{a} = alloc([1, {RB}], {self.acc_dtype(red)}, hint="accumulator", init={IDENTITY[red.kind]})')
                 accs[red.name] = a
             masks, ew, _ = chunk_loop(kk, sk, kidx)
-            ew.prepare(red.expr for red in group)
+            ew.prepare(red.expr for red in group if red.name not in pairs)
             for red in group:
+                if red.name in pairs:  # from its mean's lanes
+                    continue
                 text, _ = ew.write(red.expr)
+                if red.name in sources:
+                    self.welford_update(3, lanes[red.name], masks["r"], text)
+                    continue
                 m = w.fresh("m")
                 w.emit(3, f"{m} = where({masks['r']}, {text}, {IDENTITY[red.kind]})")
                 w.emit(3, f"{accs[red.name]} = {UPDATE[red.kind]}({accs[red.name]}, {m})")
             for red in group:
+                if red.name in pairs:
+                    continue
+                if red.name in sources:  # the chunk's count, sum and squared deviations
+                    n, mu, q = lanes[red.name]
+                    got = self.welford_merge(2, n, f"mul({n}, {mu})", q, None, mu)
+                    for v, x in zip((welford[red.name][0], parts[red.name], welford[red.name][1]), got):
+                        w.emit(2, f"store({x} -> {kept_access(v, kidx, [sk])})")
+                    continue
                 p = w.fresh("p")
                 w.emit(2, f"{p} = reduce_{red.kind}({accs[red.name]}, axis=1, keepdim=1)")
                 w.emit(2, f"store({p} -> {kept_access(parts[red.name], kidx, [sk])})")
@@ -421,13 +551,26 @@ class _Emitter:
                 load_results(done)
             s_i = w.fresh("s")
             w.emit(2, f"{s_i} = unsqueeze(iota({SPLIT}), axis=0)")
+            merged = {}
             for red in group:
+                if red.name in pairs:
+                    continue
                 a, pv = w.fresh("tot"), w.fresh("pv")
                 w.emit(2, f"load({kept_access(parts[red.name], kidx, [s_i])} -> {pv})")
+                if red.name in sources:  # the chunks' counts, sums and squared deviations merged
+                    pn, pq = w.fresh("pn"), w.fresh("pq")
+                    w.emit(2, f"load({kept_access(welford[red.name][0], kidx, [s_i])} -> {pn})")
+                    w.emit(2, f"load({kept_access(welford[red.name][1], kidx, [s_i])} -> {pq})")
+                    merged[red.name] = self.welford_merge(2, pn, pv, pq, f"lt({s_i}, {SPLIT})")
+                    continue
                 w.emit(2, f"{a} = reduce_{red.kind}(where(lt({s_i}, {SPLIT}), {pv}, {IDENTITY[red.kind]}), axis=1, keepdim=1)")
                 self.results[red.name] = (a, frozenset({"k"}))
+            if pairs:
+                self.variance_results(2, pairs, merged, self.merge(kidx, None))
+            for red in group:
                 if red.name in outs:
-                    w.emit(2, f"store({a} -> {kept_access(outs[red.name], kidx, [] if self.kept else ['0'])})")
+                    w.emit(2, f"store({self.results[red.name][0]} -> "
+                              f"{kept_access(outs[red.name], kidx, [] if self.kept else ['0'])})")
             done += group
         idx = self.merge(kidx, None)
         ew = ExprWriter(w, 2, self.leaf_fn(2, idx))
@@ -455,6 +598,11 @@ class _Emitter:
         idx = self.merge(self.kidx, self.reduced_index(3, r))
         ew = ExprWriter(w, 3, self.leaf_fn(3, idx))
         return r, masks, ew, idx
+
+
+def _leaves(e: Expr) -> list[Expr]:
+    """The leaves of an expression tree (a gather is one, its index expressions aside)."""
+    return [e] if not e.args or e.op == "gather" else [x for a in e.args for x in _leaves(a)]
 
 
 def split_count(kn: int, rn: int, region: ReductionRegion) -> int:

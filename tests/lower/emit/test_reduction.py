@@ -338,3 +338,55 @@ def test_a_sum_of_another_expression_keeps_its_own_pass(run, monkeypatch):
     text = emit_sketch(reg, "k0")
     assert "mnew" not in text and text.count('"pipeline"') == 2
     close(run(reg, {"x": x}, PARAMS)["y"], torch.exp(2 * x - x.amax(1, keepdim=True)).sum(1))
+
+
+@pytest.mark.parametrize("loop_form", ["loop", "split"])
+def test_a_variance_shares_its_means_pass_and_survives_a_large_offset(run, monkeypatch, loop_form):
+    """sum((x - sum(x) / n)**2) over long rows: one pass keeps a count, mean and sum of squared
+    deviations per lane (Welford) and merges lanes and chunks (Chan et al.), so the input is read
+    once for both statistics. With a mean of 1e4 and a spread of 1 a sum of squares would lose
+    every digit in f32; the merged deviations keep the variance to f32 accuracy."""
+    monkeypatch.setattr(reduction, "PERSISTENT_MAX", 0)
+    if loop_form == "split":
+        monkeypatch.setattr(reduction, "SPLIT_MIN_REDUCED", 4)
+        monkeypatch.setattr(reduction, "SPLIT_CHUNK_MIN", 2)
+    x = 1e4 + torch.randn(3, 37, dtype=torch.float64)
+    mean = C("div", R("s"), NUMEL)
+    cen = C("sub", I("x"), mean)
+    reg = ReductionRegion([V("x", x.float())], x.shape, (1,),
+                          [Reduction("s", "sum", I("x")), Reduction("v", "sum", C("mul", cen, cen))],
+                          [Output(V("var", (3,)), C("div", R("v"), NUMEL), "reduced"),
+                           Output(V("y", x.float()), C("mul", cen, K(2.0)))])
+    text = emit_sketch(reg, "k0")
+    assert "wn_s" in text and "part_v" not in text      # no partials of the variance's own
+    # loop form: one pass for both statistics, one for y; split: one partial launch, one combine, y
+    assert text.count('"pipeline"') == 2 and text.count('"parallel"') == (1 if loop_form == "loop" else 3)
+    got = run(reg, {"x": x.float()}, {"KBLOCK": 2, "RBLOCK": 4, "SPLIT": 3})
+    xf = x.float().double()  # the f32 input, exactly
+    torch.testing.assert_close(got["var"].double(), xf.var(1, unbiased=False), rtol=2e-3, atol=0)
+    torch.testing.assert_close(got["y"].double(), (xf - xf.mean(1, keepdim=True)) * 2, rtol=0, atol=5e-3)
+
+
+@pytest.mark.parametrize("loop_form", ["loop", "split"])
+def test_squared_deviations_about_any_multiple_of_the_sum(run, monkeypatch, loop_form):
+    """sum((x - c * sum(x))**2) for a c that is not 1/n (the pattern holds, the mean does not):
+    M2 + n * (mean - c * sum)**2 gives it exactly; a squared difference of another expression
+    keeps its own pass."""
+    monkeypatch.setattr(reduction, "PERSISTENT_MAX", 0)
+    if loop_form == "split":
+        monkeypatch.setattr(reduction, "SPLIT_MIN_REDUCED", 4)
+        monkeypatch.setattr(reduction, "SPLIT_CHUNK_MIN", 2)
+    x = torch.randn(2, 3, 29)
+    cen = C("sub", I("x"), C("mul", R("s"), K(0.01)))
+    reg = ReductionRegion([V("x", x)], x.shape, (2,),
+                          [Reduction("s", "sum", I("x")), Reduction("q", "sum", C("pow", cen, K(2)))],
+                          [Output(V("q", (2, 3)), R("q"), "reduced")])
+    assert "wn_s" in emit_sketch(reg, "k0")
+    got = run(reg, {"x": x}, PARAMS)["q"]
+    close(got, ((x - 0.01 * x.sum(2, keepdim=True)) ** 2).sum(2))
+    other = C("sub", C("mul", I("x"), K(2.0)), C("div", R("s"), NUMEL))     # 2x - mean: not sum's term
+    reg2 = ReductionRegion([V("x", x)], x.shape, (2,),
+                           [Reduction("s", "sum", I("x")), Reduction("q", "sum", C("mul", other, other))],
+                           [Output(V("q", (2, 3)), R("q"), "reduced")])
+    assert "wn_s" not in emit_sketch(reg2, "k0")
+    close(run(reg2, {"x": x}, PARAMS)["q"], ((2 * x - x.mean(2, keepdim=True)) ** 2).sum(2))
