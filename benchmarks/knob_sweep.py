@@ -16,7 +16,7 @@ over the median time gives the effective bandwidth, printed beside each row.
 
 ``--fp64`` also runs the task in float64 (the same weights and inputs, widened) and prints each
 configuration's largest absolute error against that, beside eager float32's own: how a setting
-that changes the arithmetic (``DOT_X3``: three TF32 products instead of IEEE ones) compares with
+that changes the arithmetic (``DOT_MODE``: three TF32 products instead of IEEE ones) compares with
 PyTorch's float32 result as an approximation of the exact one.
 """
 

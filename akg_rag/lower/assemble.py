@@ -66,7 +66,8 @@ class LoweringReport:
 
 class NoLibraryForm(ConfigError):
     """The task has no library form: no GEMM or conv core, or nothing left to generate once its
-    cores are library calls (a single conv or matmul: that form would be pure torch)."""
+    cores are library calls (a single conv or matmul: that form would be pure torch), or only
+    kernels that move data (a triangle mask of the core's output)."""
 
 
 def check_target(dsl: str, backend: str) -> None:
@@ -313,6 +314,37 @@ def _check_library_form(path: Path, library: list[str], steps: list[KernelStep])
     if not steps:
         raise NoLibraryForm(f"{path}: with its cores ({', '.join(library)}) as library calls nothing is "
                             "left to generate (a single-op task keeps its generated kernel)")
+    if all(_moves_data_only(step.region) for step in steps):
+        raise NoLibraryForm(f"{path}: with its cores ({', '.join(library)}) as library calls what is left "
+                            "only moves data (a copy, a mask with constants): torch would do all the work")
+
+
+# ops that pass one operand's value through unchanged (a select by a condition on positions)
+_SELECT = {"where": (1, 2)}
+
+
+def _moves_data_only(region) -> bool:
+    """True when every output of a pointwise region is an input element, a gathered element or a
+    constant, chosen by conditions on positions only (``where(i >= j, x, 0)``: a triangle mask):
+    a kernel that computes nothing, which the verifier rejects as no work beside torch's."""
+    from akg_rag.lower.region import PointwiseRegion
+
+    if not isinstance(region, PointwiseRegion):
+        return False
+
+    def positional(e) -> bool:  # a condition built from positions and constants only
+        return e.op in ("index", "const", "numel") or (e.op not in ("input", "gather", "reduced", "acc")
+                                                       and all(positional(a) for a in e.args))
+
+    def value(e) -> bool:       # the selected value: an element moved or a constant
+        if e.op in ("input", "gather", "const"):
+            return True
+        if e.op in _SELECT and e.args:
+            cond, *branches = e.args
+            return positional(cond) and all(value(b) for b in branches)
+        return False
+
+    return all(value(o.expr) for o in region.outputs)
 
 
 def _same_tensors(name: str, planned, given) -> None:

@@ -11,7 +11,7 @@ launch (:mod:`akg_rag.lower.triton_kernel`); and the host function ``def {name}(
 What the kernels guarantee (docs/lowering.md): tiles are power-of-two blocks with a validity mask
 on every padded axis; reductions, scans, ``matmul`` and stores ignore padded lanes; loads mask
 indices outside the tensor and read ``other``; 16-bit floats compute in f32 and stores cast to the
-tensor's dtype; f32 ``matmul`` runs ``tl.dot`` with IEEE products or, by the ``DOT_X3`` tunable,
+tensor's dtype; f32 ``matmul`` runs ``tl.dot`` with IEEE products or, by the ``DOT_MODE`` tunable,
 three TF32 products of operands split into head and tail, never a single TF32 product.
 """
 
@@ -31,7 +31,7 @@ DEFAULT_NUM_WARPS = 4    # warps per program (Triton's default)
 DOT_WARPS = 8            # ... for an f32 (IEEE, FMA) dot over a tile of DOT_WIDE_TILE elements or more
 DOT_WIDE_TILE = 64 * 32
 DEFAULT_NUM_STAGES = 3   # software-pipelining stages of loops that load (Triton's CUDA default)
-DEFAULT_DOT_X3 = 2       # f32 dots: 0 IEEE products, 1 three TF32 products of split operands, 2 by layout
+DEFAULT_DOT_MODE = 3     # f32 dots: 1 IEEE, 2 three TF32 products of split operands, 3 by layout, 4 K-major copies
 
 
 def emit_triton(sketch: Sketch, name: str) -> KernelSource:
@@ -56,13 +56,13 @@ def emit_triton(sketch: Sketch, name: str) -> KernelSource:
     tunables["NUM_WARPS"] = f"{prefix}_NUM_WARPS"
     tunables["NUM_STAGES"] = f"{prefix}_NUM_STAGES"
     if any(kw.dot_x3 for _, kw in kernels):
-        tunables["DOT_X3"] = f"{prefix}_DOT_X3"
+        tunables["DOT_MODE"] = f"{prefix}_DOT_MODE"
     host = host_source(typed, name, kernels, blocks, tunables)
     values = {**{tunables[p]: v for p, v in typed.tunables.items()},
               tunables["NUM_WARPS"]: default_warps(typed), tunables["NUM_STAGES"]: DEFAULT_NUM_STAGES}
-    if "DOT_X3" in tunables:
-        values[tunables["DOT_X3"]] = DEFAULT_DOT_X3
-    code = _module(typed, name, values, helpers, sources, host, k_major="DOT_X3" in tunables)
+    if "DOT_MODE" in tunables:
+        values[tunables["DOT_MODE"]] = DEFAULT_DOT_MODE
+    code = _module(typed, name, values, helpers, sources, host, k_major="DOT_MODE" in tunables)
     return KernelSource(code=code, entry=name, tunables=values, tensors=[t.name for t in typed.arguments])
 
 

@@ -30,7 +30,7 @@ COMPUTE_TL = {"f32": "tl.float32", "f64": "tl.float64", "i32": "tl.int32", "i64"
 # names the generated code uses itself (modules, builtins, fixed locals and parameters)
 _RESERVED = {"tl", "triton", "torch", "libdevice", "os", "math", "float", "int", "range", "min", "max",
              "len", "abs", "sum", "tuple", "zip", "type", "isinstance", "ValueError", "pid", "rest",
-             "tensors", "grid", "programs", "use_int64", "USE_INT64", "DOT_X3", "dot_x3"}
+             "tensors", "grid", "programs", "use_int64", "USE_INT64", "DOT_X3", "dot_x3", "dot_mode"}
 
 
 @dataclass(frozen=True)
@@ -510,7 +510,7 @@ class ExprWriter:
         if half is not None:  # 16-bit inputs held exactly: tensor cores, f32 accumulation
             tl16 = ops.STORAGE[half]
             return Em(f"tl.dot({x.at(ATOM)}.to({tl16}), {y.at(ATOM)}.to({tl16}){into})")
-        # f32: IEEE products on the FMA units, or (the DOT_X3 tunable) each operand split into a
+        # f32: IEEE products on the FMA units, or (DOT_X3, from the DOT_MODE tunable) each operand split into a
         # TF32 head and a TF32 tail and three tensor-core products summed in f32 (the tail x tail
         # term, 2**-22 of the product, dropped): never a single TF32 product
         x3 = self.dot_switch(e.args[0], e.args[1])

@@ -40,7 +40,7 @@ def _span(t):
 '''
 
 
-# DOT_X3 = 3: an f32 dot operand that does not run along K contiguously is copied into a layout
+# DOT_MODE = 4: an f32 dot operand that does not run along K contiguously is copied into a layout
 # that does (one read and one write of it), then the dot takes three TF32 products
 K_MAJOR_HELPER = '''\
 @triton.jit
@@ -126,11 +126,11 @@ def host_source(typed: TypedSketch, name: str, kernels: list[tuple[str, KernelWr
         lines.append(f"{INDENT}{py(p)} = {tunables[p]}")
         lines.append(f"{INDENT}if {py(p)} < 1:")
         lines.append(f'{INDENT * 2}raise ValueError(f"{tunables[p]} must be a positive integer, got {{{py(p)}}}")')
-    if "DOT_X3" in tunables:
-        lines.append(f"{INDENT}if {tunables['DOT_X3']} not in (0, 1, 2, 3):")
-        lines.append(f'{INDENT * 2}raise ValueError(f"{tunables["DOT_X3"]} must be 0 (IEEE f32 products), 1 '
-                     f'(three TF32 products), 2 (one of them by the operands\' layout) or 3 (K-major copies, '
-                     f'then three TF32 products), got {{{tunables["DOT_X3"]}!r}}")')
+    if "DOT_MODE" in tunables:
+        lines.append(f"{INDENT}if {tunables['DOT_MODE']} not in (1, 2, 3, 4):")
+        lines.append(f'{INDENT * 2}raise ValueError(f"{tunables["DOT_MODE"]} must be 1 (IEEE f32 products), 2 '
+                     f'(three TF32 products), 3 (one of them by the operands\' layout) or 4 (K-major copies, '
+                     f'then three TF32 products), got {{{tunables["DOT_MODE"]}!r}}")')
     device = py(args[0].name) + ".device" if args else '"cuda"'
     for t in typed.temps:
         shape = ", ".join(show(s.expr) for s in typed.shapes[t.name])
@@ -168,7 +168,7 @@ def _launch(kernel: str, kw: KernelWriter, hx: _HostExpr, blocks: Blocks, tunabl
     lines.append(f'{INDENT * 2}raise ValueError(f"launch {launch.index} needs {{programs}} programs; '
                  f'at most 2**31 - 1")')
     if kw.dot_x3:
-        lines += _dot_choice(kw, tunables["DOT_X3"])
+        lines += _dot_choice(kw, tunables["DOT_MODE"])
     lines.append(f"{INDENT}if programs > 0:")
     args: list[str] = []
     for name in kw.tensors():
@@ -192,14 +192,15 @@ def _launch(kernel: str, kw: KernelWriter, hx: _HostExpr, blocks: Blocks, tunabl
 
 
 def _dot_choice(kw: KernelWriter, knob: str) -> list[str]:
-    """``dot_x3`` for one launch: the tunable, or at 2 a choice by the operands' layout. Three TF32
+    """``dot_x3`` (the kernel's 0/1) for one launch from the ``DOT_MODE`` tunable: 1 IEEE, 2 split,
+    3 a choice by the operands' layout, 4 K-major copies of the operands and split. Three TF32
     products on the tensor cores beat IEEE products on the FMA units when both operands of every
     f32 dot run along K contiguously (A row-major, B column-major: an ``nn.Linear`` weight); with a
     row-major B the TF32 operand must be transposed on the way to shared memory and the IEEE dot
     wins, and a gathered operand (a convolution's patches) gains nothing (measured on an H200,
     docs/results/kernelbench.md)."""
     py = Namer.py
-    lines = [f"{INDENT}dot_x3 = {knob}"]
+    lines = [f"{INDENT}dot_mode = {knob}", f"{INDENT}dot_x3 = int(dot_mode != 1)"]
     terms, copies = [], []
     for op in kw.dot_operands:
         if op is None:
@@ -208,13 +209,13 @@ def _dot_choice(kw: KernelWriter, knob: str) -> list[str]:
         a, ka, b, kb = op
         terms += [f"{py(a)}.stride({ka}) == 1", f"{py(b)}.stride({kb}) == 1"]
         copies += [(a, ka), (b, kb)]
-    lines.append(f"{INDENT}if dot_x3 == 2:  # by layout: both operands of every f32 dot contiguous along K")
+    lines.append(f"{INDENT}if dot_mode == 3:  # by layout: both operands of every f32 dot contiguous along K")
     lines.append(f"{INDENT * 2}dot_x3 = int({' and '.join(dict.fromkeys(terms))})")
-    # 3: K-major copies of the operands (inputs only: a copy of a tensor this launch writes would
+    # 4: K-major copies of the operands (inputs only: a copy of a tensor this launch writes would
     # lose the write), then three TF32 products; IEEE products when an operand is not a plain load
     inputs = [(t, k) for t, k in dict.fromkeys(copies)
               if kw.t.tensor(t).direction == "in" and t not in kw.launch.writes]
-    lines.append(f"{INDENT}if dot_x3 == 3:  # K-major copies of the dot operands, then three TF32 products")
+    lines.append(f"{INDENT}if dot_mode == 4:  # K-major copies of the dot operands, then three TF32 products")
     if terms == ["False"] or len(inputs) != len(dict.fromkeys(copies)):
         lines.append(f"{INDENT * 2}dot_x3 = 0")
     else:

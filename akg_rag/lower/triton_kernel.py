@@ -329,7 +329,7 @@ class KernelWriter(ExprWriter):
                 out.append((f"{self.blocks.name(s)}: tl.constexpr",
                             f"power-of-two tile extent >= {s.text}"))
         if self.dot_x3:
-            out.append(("DOT_X3: tl.constexpr", "f32 dots: 0 IEEE products, 1 three TF32 products (split operands; 2 on the host: by layout)"))
+            out.append(("DOT_X3: tl.constexpr", "f32 dots: 0 IEEE products, 1 three TF32 products of split operands (host: DOT_MODE)"))
         out.append(("USE_INT64: tl.constexpr", "int64 index arithmetic (a tensor spans >= 2**31 elements)"))
         return out
 

@@ -2,7 +2,7 @@
 configurations that are legal together.
 
 A generated kernel's tunables (docs/lowering.md, "Sizes and parameters") are its sketch's
-UPPER_CASE integer parameters, plus ``NUM_WARPS`` and ``NUM_STAGES`` on Triton (and ``DOT_X3`` where
+UPPER_CASE integer parameters, plus ``NUM_WARPS`` and ``NUM_STAGES`` on Triton (and ``DOT_MODE`` where
 a kernel multiplies f32 tiles with ``tl.dot``). What a parameter
 does is read from the sketch itself, not from its name alone:
 
@@ -20,7 +20,7 @@ Extents are evaluated at the task's sizes. Values (:func:`kernel_knobs`):
 | ``GROUP_M`` | powers of two 1 .. 16, no more than the row tiles there are; fixed with one column tile |
 | ``NUM_WARPS`` | 1, 2, 4, 8, 16 |
 | ``NUM_STAGES`` | 1 .. 5; fixed when the kernel has no sequential loop to pipeline |
-| ``DOT_X3`` | 0-3: an f32 ``tl.dot`` with IEEE products (0), three TF32 products of operands split into head and tail (1; never one TF32 product), one of the two chosen by the operands' layout at call time (2, the default), or K-major copies of the operands and then three TF32 products (3) |
+| ``DOT_MODE`` | 1-4: an f32 ``tl.dot`` with IEEE products (1), three TF32 products of operands split into head and tail (2; never one TF32 product), one of the two chosen by the operands' layout at call time (3, the default), or K-major copies of the operands and then three TF32 products (4) |
 
 This is also the relevance filter: a tile larger than its extent's power of two runs the same
 single block with more masked lanes, so such values are never tried, and a tunable with one value
@@ -190,8 +190,8 @@ def _values(p: str, value: int, u: _Uses, sizes: Mapping[str, int], dsl: str,
         return WARPS, "warps per program"
     if p == "NUM_STAGES":
         return (STAGES, "pipelining stages of its loops") if u.has_loop else ((value,), "no loop to pipeline")
-    if p == "DOT_X3":
-        return (0, 1, 2, 3), ("f32 dot products: IEEE, three TF32 products of split operands, one of them by "
+    if p == "DOT_MODE":
+        return (1, 2, 3, 4), ("f32 dot products: IEEE, three TF32 products of split operands, one of them by "
                               "layout, or K-major operand copies and three TF32 products")
     if p in u.splits:
         extent, block = u.splits[p]

@@ -105,6 +105,26 @@ def test_single_op_and_core_less_tasks_have_no_library_form(name, small):
     assert "@triton.jit" in source
 
 
+@pytest.mark.parametrize("tail, kept", [("torch.tril(y)", False), ("torch.triu(y, diagonal=1)", False),
+                                        ("torch.tril(y) * 2.0", True), ("torch.relu(y)", True)])
+def test_a_tail_that_only_masks_the_core_has_no_library_form(write_task, tail, kept):
+    """tril(a @ b) with the GEMM a library call leaves a kernel that only copies or zeroes
+    elements: the verifier would reject it as no work beside torch's, so there is no library form
+    (the generated one stays); a tail that computes keeps it."""
+    from .conftest import forward_task
+
+    path = write_task(forward_task(f"y = t[0] @ t[1]; return {tail}",
+                                   "[torch.randn(24, 40), torch.randn(40, 24)]"), "masked")
+    if kept:
+        _, report = lower_task(path, "triton", "cuda", cores="library")
+        assert report.library == ["aten.mm.default"]
+    else:
+        with pytest.raises(NoLibraryForm, match="only moves data"):
+            lower_task(path, "triton", "cuda", cores="library")
+    source, _ = lower_task(path, "triton", "cuda")
+    assert "@triton.jit" in source
+
+
 def test_unknown_core_mode_is_a_config_error(small):
     from akg_rag.errors import ConfigError
 

@@ -265,21 +265,21 @@ def test_gemm_with_k_loop_and_bias_relu_epilogue(build, device, dt):
         assert "tl.dot(" in src.code and ".to(tl.float16)" in src.code
     ref = torch.relu(a.double() @ b.double() + bias.double())
     tol = 1e-4 if dt == "f32" else 1e-2
-    for x3 in ((0, 1, 2) if dt == "f32" else (None,)):
-        if x3 is not None:
-            module.K_DOT_X3 = x3
+    for mode in ((1, 2, 3, 4) if dt == "f32" else (None,)):
+        if mode is not None:
+            module.K_DOT_MODE = mode
         c.zero_()
         fn(a, b, bias, c)
         torch.testing.assert_close(c.double(), ref, atol=tol, rtol=tol)
 
 
-def test_dot_x3_by_layout_chooses_three_tf32_products_only_for_k_contiguous_operands(build, device):
-    """K_DOT_X3 = 2 (the default) decides per call: three TF32 products when A is row-major and B
-    column-major along K (an nn.Linear weight's transpose), IEEE products otherwise; 0 and 1 force
-    one; 3 copies each operand that does not run along K contiguously into a layout that does, then
-    takes three TF32 products; anything else is refused before a launch."""
+def test_dot_mode_by_layout_chooses_three_tf32_products_only_for_k_contiguous_operands(build, device):
+    """K_DOT_MODE = 3 (the default) decides per call: three TF32 products (the kernel's DOT_X3 = 1)
+    when A is row-major and B column-major along K (an nn.Linear weight's transpose), IEEE products
+    otherwise; 1 and 2 force one; 4 copies each operand that does not run along K contiguously into
+    a layout that does, then takes three TF32 products; anything else is refused before a launch."""
     fn, module, src = build(GEMM.replace("DT", "f32"))
-    assert src.tunables["K_DOT_X3"] == 2
+    assert src.tunables["K_DOT_MODE"] == 3
     assert "dot_x3 = int(a.stride(1) == 1 and b.stride(0) == 1)" in src.code
     seen, seen_strides = [], []
     kernel = module.k_kernel
@@ -299,19 +299,19 @@ def test_dot_x3_by_layout_chooses_three_tf32_products_only_for_k_contiguous_oper
     bias = torch.randn(45, device=device)
     c = torch.empty(40, 45, device=device)
     a_cols = a.t().contiguous().t()                      # [M, K] with M contiguous
-    for x, b, knob, want in ((a, b_rows, 2, 0), (a, b_cols, 2, 1), (a_cols, b_cols, 2, 0),
-                             (a, b_cols, 0, 0), (a, b_rows, 1, 1),
-                             (a_cols, b_rows, 3, 1), (a, b_cols, 3, 1)):  # 3: K-major copies first
-        module.K_DOT_X3 = knob
+    for x, b, knob, want in ((a, b_rows, 3, 0), (a, b_cols, 3, 1), (a_cols, b_cols, 3, 0),
+                             (a, b_cols, 1, 0), (a, b_rows, 2, 1),
+                             (a_cols, b_rows, 4, 1), (a, b_cols, 4, 1)):  # 4: K-major copies first
+        module.K_DOT_MODE = knob
         c.zero_()
         fn(x, b, bias, c)
         torch.testing.assert_close(c.double(), torch.relu(a.double() @ b.double() + bias.double()),
                                    atol=1e-4, rtol=1e-4)
         assert seen[-1] == want, (knob, x.stride(), b.stride(), seen)
-        if knob == 3:  # the kernel read K-major copies; the caller's tensors keep their layout
+        if knob == 4:  # the kernel read K-major copies; the caller's tensors keep their layout
             assert seen_strides[-1] == ((50, 1), (1, 50)) and b.stride() in ((45, 1), (1, 50))
-    module.K_DOT_X3 = 4
-    with pytest.raises(ValueError, match="K_DOT_X3 must be 0"):
+    module.K_DOT_MODE = 0
+    with pytest.raises(ValueError, match="K_DOT_MODE must be 1"):
         fn(a, b_rows, bias, c)
 
 
@@ -470,7 +470,7 @@ def test_generated_module_reads_like_a_kernel_file():
     assert "BM: tl.constexpr,  # tunable (default 32)" in code
     assert "K0_BM = 32" in code and "BM = K0_BM" in code         # read at call time
     assert src.tunables == {"K0_BM": 32, "K0_BN": 16, "K0_BK": 16, "K0_NUM_WARPS": 4, "K0_NUM_STAGES": 3,
-                            "K0_DOT_X3": 2}
+                            "K0_DOT_MODE": 3}
     assert tunable_values(code) == src.tunables                  # the search finds every one
     assert src.entry == "k0" and src.tensors == ["a", "b", "bias", "c"]
     compile(code, "k0.py", "exec")

@@ -108,4 +108,4 @@ def test_gemm_tiles_start_at_16_and_row_grouping_needs_two_column_tiles(write_ta
     assert wide["GROUP_M"].values == (1, 2, 4, 8)               # 4 row tiles of 16, and the default 8
     assert narrow["GROUP_M"].values == (narrow["GROUP_M"].value,) and narrow["BN"].values == (16,)
     # an f32 dot: IEEE, three TF32 products, by layout (the default), K-major copies first
-    assert wide["DOT_X3"].value == 2 and wide["DOT_X3"].values == (0, 1, 2, 3)
+    assert wide["DOT_MODE"].value == 3 and wide["DOT_MODE"].values == (1, 2, 3, 4)

@@ -30,6 +30,7 @@ def test_dense_and_free_domains():
     assert domain_for("GROUP_M", 8)[:5] == (1, 2, 4, 8, 16) and max(domain_for("GROUP_M", 8)) == 1 << 16
     assert domain_for("CHUNK", 3)[:4] == (3, 6, 12, 24)       # x0.5 / x2 chain through the value
     assert domain_for("CHUNK", 24) == domain_for("CHUNK", 3)   # the same chain from any point on it
+    assert domain_for("K0_DOT_MODE", 3) == (1, 2, 3, 4)        # a lowered f32 dot's modes
 
 
 def test_shipped_value_outside_the_rule_stays_in_the_domain():
