@@ -667,18 +667,22 @@ def test_a_wide_f32_dot_defaults_to_eight_warps_and_compiles_without_spills(tmp_
     assert x3["mma"] > 0 and x3["spill_bytes"] == 0, x3
 
 
+@pytest.mark.parametrize("form", ["split", "loop"])
 @pytest.mark.parametrize("stat", ["var", "mad"])
-def test_two_level_split_reduction_a_norm_over_few_long_rows(build, device, monkeypatch, stat):
-    """The split form over a statistic that reads its mean: a variance merges count, sum and
-    squared deviations per chunk in one level (partials, combine, then the full-domain pass); a
-    mean absolute deviation takes two levels (partials and a combine per level). Tails in the
-    chunks and blocks; the statistics kept."""
+def test_two_level_split_reduction_a_norm_over_few_long_rows(build, device, monkeypatch, stat, form):
+    """A statistic that reads its mean, split or looped: a variance merges count, sum and squared
+    deviations per lane and chunk in one level (split: partials, combine, then the full-domain
+    pass; loop: one pass for both statistics, one for the output); a mean absolute deviation takes
+    two levels. Tails in the chunks and blocks; the statistics kept."""
     import akg_rag.lower.emit.reduction as reduction
     from akg_rag.lower.emit import emit_sketch
     from akg_rag.lower.region import Expr, Output, Reduction, ReductionRegion, Value
 
-    monkeypatch.setattr(reduction, "SPLIT_MIN_REDUCED", 64)
-    monkeypatch.setattr(reduction, "SPLIT_CHUNK_MIN", 16)
+    if form == "split":
+        monkeypatch.setattr(reduction, "SPLIT_MIN_REDUCED", 64)
+        monkeypatch.setattr(reduction, "SPLIT_CHUNK_MIN", 16)
+    else:
+        monkeypatch.setattr(reduction, "PERSISTENT_MAX", 0)
     E, I, C = Expr, Expr.input, Expr.call
     n = E("numel")
     mean = C("div", E("reduced", ref="s"), n)
@@ -690,14 +694,19 @@ def test_two_level_split_reduction_a_norm_over_few_long_rows(build, device, monk
                              [Output(Value("y", (3, 5, 70), "float32"), y),
                               Output(Value("mu", (3, 1, 1), "float32"), mean, "reduced")])
     text = emit_sketch(region, "k0")
-    launches = 3 if stat == "var" else 5    # (1 or 2 levels) x (partials, combine) + full pass
-    assert "SPLIT = 16" in text and text.count('"parallel"') == launches
+    if form == "split":
+        launches = 3 if stat == "var" else 5    # (1 or 2 levels) x (partials, combine) + full pass
+        assert "SPLIT = 16" in text and text.count('"parallel"') == launches
+    else:                                       # one pass per level, then the output's
+        assert "SPLIT" not in text and text.count('"pipeline"') == (2 if stat == "var" else 3)
     fn, module, _ = build(text, "k0")
     x = torch.randn(3, 5, 70, device=device) * 2 + 3
     mu_ref = x.mean((1, 2), keepdim=True)
     v_ref = ((x - mu_ref) ** 2 if stat == "var" else (x - mu_ref).abs()).mean((1, 2), keepdim=True)
     for split, rblock in ((16, 1024), (3, 16), (1, 32)):
-        module.K0_SPLIT, module.K0_RBLOCK = split, rblock
+        if form == "split":
+            module.K0_SPLIT = split
+        module.K0_RBLOCK = rblock
         out, mu = torch.empty_like(x), torch.empty(3, 1, 1, device=device)
         fn(x, out, mu)
         torch.testing.assert_close(out, (x - mu_ref) * torch.rsqrt(v_ref + 1e-5), atol=1e-4, rtol=1e-4)
