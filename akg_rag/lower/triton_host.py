@@ -213,13 +213,12 @@ def _dot_choice(kw: KernelWriter, knob: str) -> list[str]:
     lines.append(f"{INDENT * 2}dot_x3 = int({' and '.join(dict.fromkeys(terms))})")
     # 4: K-major copies of the operands (inputs only: a copy of a tensor this launch writes would
     # lose the write), then three TF32 products; IEEE products when an operand is not a plain load
-    inputs = [(t, k) for t, k in dict.fromkeys(copies)
-              if kw.t.tensor(t).direction == "in" and t not in kw.launch.writes]
+    operands = list(dict.fromkeys(copies))
     lines.append(f"{INDENT}if dot_mode == 4:  # K-major copies of the dot operands, then three TF32 products")
-    if terms == ["False"] or len(inputs) != len(dict.fromkeys(copies)):
+    if not operands or any(kw.t.tensor(t).direction != "in" or t in kw.launch.writes for t, _ in operands):
         lines.append(f"{INDENT * 2}dot_x3 = 0")
     else:
-        for t, k in inputs:
+        for t, k in operands:
             lines.append(f"{INDENT * 2}{py(t)} = _k_major({py(t)}, {k})")
         lines.append(f"{INDENT * 2}dot_x3 = 1")
     return lines
