@@ -1,9 +1,15 @@
-"""The candidate process: ``python -P -m akg_rag.verify.child WORK IN_FD OUT_FD``.
+"""The candidate process: ``python -P -m akg_rag.verify.child WORK IN_FD OUT_FD GO_FD``.
 
 Started by :func:`akg_rag.verify.runner.verify` inside the sandbox (:mod:`akg_rag.verify.sandbox`),
 in its working directory ``WORK``, with credentials stripped from its environment. It holds no key
 and writes no verdict: it answers the judge's commands on the channel ``IN_FD``/``OUT_FD``
 (:mod:`akg_rag.verify.protocol`) and exits. Whatever it prints goes to the log only.
+
+It is started beside the judge, so that its interpreter and torch import overlap the judge's
+loading of the task; it then says ``imported`` on the channel (the judge times its baselines only
+after that, with this process idle) and waits for one byte on ``GO_FD``, which the parent writes
+once the judge has timed them. Nothing of the candidate -- not even its task module -- is loaded
+before the byte comes; end of file there (the judge failed) ends the process.
 """
 
 from __future__ import annotations
@@ -37,6 +43,11 @@ def main(argv: list[str]) -> None:
 
     chan = Channel(int(argv[1]), int(argv[2]))
     try:
+        chan.send({"op": "imported"})
+        go = int(argv[3])
+        if os.read(go, 1) != b"G":
+            _exit(0)
+        os.close(go)
         CandidateSide(job, chan, phase).serve()
     except BaseException:  # noqa: BLE001 - the channel is gone: nothing left to tell
         pass

@@ -2,9 +2,11 @@
 
 It never imports candidate code. Steps:
 
-1. Load the task and build ``Model`` under the weight seed; record the reference's compute ops.
-2. Time the eager and ``torch.compile`` baselines, then tell the parent to start the candidate
-   process (so nothing of the candidate runs while the baselines are timed).
+1. Load the task and build ``Model`` under the weight seed (the candidate process, started beside
+   the judge, meanwhile imports torch and then waits: nothing of the candidate is loaded yet).
+2. Once that process says ``imported`` (and idles), time the eager and ``torch.compile`` baselines,
+   then tell the parent to let it go on (so nothing of the candidate runs while the baselines are
+   timed); analyse the task for the roofline figures while it sets up.
 3. For each trial ``t`` (seed ``seed + 1 + t``): draw the inputs, run the reference, free the inputs;
    ask the candidate process for its outputs on the same seed and compare them, chunk by chunk on
    the device, with the files it wrote. One trial's reference outputs live at a time.

@@ -10,6 +10,8 @@ The process around it (pipes, key, sealing) is :mod:`akg_rag.verify.judge`.
 from __future__ import annotations
 
 import os
+import re
+import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -28,6 +30,9 @@ from akg_rag.verify.roofline import peak_for
 from akg_rag.verify.tensors import content_print, is_constant
 
 
+_STEP_NUMBER = re.compile(r" \d+$")   # "reference, trial 2" -> "reference, trial"
+
+
 class CandidateGone(Exception):
     """The candidate process closed the channel (exited, crashed or was killed)."""
 
@@ -40,6 +45,8 @@ class Judge:
         self.job = job
         self._phase = phase
         self._phase_text = "starting"
+        self._phase_started = time.monotonic()
+        self.phase_seconds: dict[str, float] = {}   # seconds per step of the run, the judge's clock
         self.start_candidate = start_candidate
         self.chan = chan
         self.opts = VerifyOptions.from_dict(job["options"])
@@ -57,8 +64,16 @@ class Judge:
         self.n_sets = 0
 
     def phase(self, text: str) -> None:
+        self._close_phase()
         self._phase_text = text
         self._phase(text)
+
+    def _close_phase(self) -> None:
+        """Add the time since the last phase began to its step (trial numbers folded together)."""
+        now = time.monotonic()
+        step = _STEP_NUMBER.sub("", self._phase_text)
+        self.phase_seconds[step] = round(self.phase_seconds.get(step, 0.0) + now - self._phase_started, 3)
+        self._phase_started = now
 
     # -- talking to the candidate ------------------------------------------------------------
     def _ask(self, msg: dict[str, Any], expect: str) -> dict[str, Any]:
@@ -168,23 +183,35 @@ class Judge:
 
     # -- the whole run -----------------------------------------------------------------------
     def prepare(self) -> None:
-        """Steps 1-2: everything before the candidate process may start."""
+        """Step 1: load the task and build the reference model (the candidate process is starting)."""
         self.phase("loading task")
         self.ref.open()
         self.device = self.ref.device
+
+    def _baselines(self) -> None:
+        """Step 2: once the candidate process has imported torch and waits (idle), time the
+        baselines; then let it go on, and analyse the task while it sets up."""
+        self.phase("waiting for the candidate process to start")
+        first = self.chan.recv()
+        if first["op"] != "imported":
+            raise ProtocolError(f"expected 'imported', got {first['op']!r}")
         self.phase("timing baselines")
         self.ref.step("timing the reference", self.ref.baselines)
         self.eager = self.ref.eager
-
-    def run(self) -> dict[str, Any]:
-        """Steps 3-5; returns the verdict dict."""
-        self.prepare()
         self.phase("starting the candidate process")
         self.start_candidate()
+        if self.opts.timing:   # the figures only go with timings
+            self.phase("analysing the task (roofline figures)")
+            self.ref.analyse()
+
+    def run(self) -> dict[str, Any]:
+        """Steps 2-5 after :meth:`prepare`; returns the verdict dict."""
+        self.prepare()
         mismatch = None
         try:
-            self.phase("waiting for the candidate: setup")
             try:
+                self._baselines()
+                self.phase("waiting for the candidate: setup")
                 ready = self.chan.recv()
             except ChannelClosed as e:
                 raise CandidateGone(str(e)) from None
@@ -252,7 +279,9 @@ class Judge:
 
     def _base(self, status: str, feedback: str, report: dict[str, Any] | None = None,
               **extra: Any) -> dict[str, Any]:
-        return verdicts.assemble(status, feedback, self.report if report is None else report, self.notes, **extra)
+        self._close_phase()
+        return verdicts.assemble(status, feedback, self.report if report is None else report, self.notes,
+                                 phases=dict(self.phase_seconds), **extra)
 
 
 class _Failed(Exception):

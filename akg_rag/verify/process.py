@@ -155,11 +155,13 @@ def _popen(spawn: Spawn, log: object) -> subprocess.Popen:
                             **(spawn.popen_kwargs or {}))
 
 
-def run_pair(judge: Spawn, candidate: Spawn, *, key: bytes, ready_fd: int, timeout_s: float,
+def run_pair(judge: Spawn, candidate: Spawn, *, key: bytes, ready_fd: int, go_fd: int, timeout_s: float,
              rss_limit_mb: int | None = None, poll_s: float = 0.05) -> PairOutcome:
-    """Run the judge (``judge.argv + [key_fd]``), start the candidate when the judge writes a byte to
-    ``ready_fd``, wait for the judge, enforce the deadline and the candidate's RSS limit, and kill
-    both process trees at the end. Every fd in both ``pass_fds`` is closed here once given away.
+    """Run the judge (``judge.argv + [key_fd]``) and the candidate process side by side; when the
+    judge writes a byte to ``ready_fd``, pass one on to the candidate through ``go_fd`` (it waits
+    for it before loading anything of the candidate); wait for the judge, enforce the deadline and
+    the candidate's RSS limit, and kill both process trees at the end. Every fd in both
+    ``pass_fds`` is closed here once given away, ``go_fd`` once used or at the end.
     """
     key_r, key_w = os.pipe()
     try:
@@ -171,29 +173,33 @@ def run_pair(judge: Spawn, candidate: Spawn, *, key: bytes, ready_fd: int, timeo
     out = PairOutcome()
     started = time.monotonic()
     jproc = cproc = None
-    pending = set(judge.pass_fds) | set(candidate.pass_fds) | {ready_fd}
+    pending = set(judge.pass_fds) | set(candidate.pass_fds) | {ready_fd, go_fd}
     try:
         with open(judge.log_path, "wb") as jlog, open(candidate.log_path, "wb") as clog:
             jproc = _popen(judge, jlog)
             _close(pending, judge.pass_fds)
+            cproc = _popen(candidate, clog)
+            _close(pending, candidate.pass_fds)
             os.set_blocking(ready_fd, False)
             while jproc.poll() is None:
-                if cproc is None and ready_fd in pending:
+                if ready_fd in pending:
                     try:
                         got = os.read(ready_fd, 1)
                     except BlockingIOError:
                         got = None
                     if got:
-                        cproc = _popen(candidate, clog)
-                        out.candidate_started = True
-                        _close(pending, candidate.pass_fds + (ready_fd,))
+                        try:
+                            os.write(go_fd, b"G")
+                            out.candidate_started = True
+                        except OSError:    # the candidate process is gone: the judge finds out
+                            pass
+                        _close(pending, (ready_fd, go_fd))
                     elif got == b"":
-                        _close(pending, (ready_fd,))
+                        _close(pending, (ready_fd, go_fd))
                 if time.monotonic() - started > timeout_s:
                     out.timed_out = True
                     break
-                if cproc is not None and rss_limit_mb is not None and cproc.poll() is None \
-                        and tree_rss_mb(cproc.pid) > rss_limit_mb:
+                if rss_limit_mb is not None and cproc.poll() is None and tree_rss_mb(cproc.pid) > rss_limit_mb:
                     out.rss_exceeded = True
                     break
                 time.sleep(poll_s)

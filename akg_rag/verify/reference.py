@@ -4,7 +4,7 @@ Everything here runs in the judge process (trusted; no candidate code): loading 
 building ``Model`` under the weight seed, drawing each trial's inputs, computing the reference
 outputs (the random generators reseeded before every forward, as the candidate process does, so
 a forward that draws random numbers -- training-mode dropout -- draws the same ones on both
-sides), and timing the eager and ``torch.compile`` baselines before the candidate process starts.
+sides), and timing the eager and ``torch.compile`` baselines before the candidate process goes on (it only waits, idle, meanwhile).
 
 A failure of a step here is the task's (:class:`TaskProblem`) unless it is out of memory, which is
 the verifier's own (:class:`VerifierProblem`): neither is ever the candidate's fault.
@@ -36,7 +36,7 @@ class Reference:
 
     ``ops`` (the aten compute ops of one forward) and ``mutates`` (whether forward changes its
     inputs in place) are recorded on the first correctness trial; ``eager`` and ``compiled`` are the
-    baselines timed before the candidate process started.
+    baselines timed before the candidate process went on.
     """
 
     def __init__(self, job: dict[str, Any], opts: VerifyOptions, notes: list[str]) -> None:
@@ -55,14 +55,13 @@ class Reference:
         self.dtype = ""
 
     def open(self) -> None:
-        """Pick the device, fix the precision, analyse the task and build ``Model``."""
+        """Pick the device, fix the precision and build ``Model`` (:meth:`analyse` comes later)."""
         self.device = self._device()
         # the reference in the precision its dtype states (no TF32); the same for the baselines
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
         if self.opts.cpu_threads:
             torch.set_num_threads(self.opts.cpu_threads)
-        self.flops, self.min_bytes, self.dtype = self._analysis()
         try:
             self._load_task()
         except Exception as e:  # noqa: BLE001
@@ -92,6 +91,11 @@ class Reference:
                 raise VerifierProblem(f"out of memory on the {where}{dev} in the judge while {what}: "
                                       f"{str(e).splitlines()[0][:300]}") from e
             raise TaskProblem(f"reference failed ({what}): {type(e).__name__}: {e}") from e
+
+    def analyse(self) -> None:
+        """The task's FLOPs, least bytes moved and dtype for the roofline figures (on meta tensors;
+        its first call imports much of torch, so the judge runs it while the candidate sets up)."""
+        self.flops, self.min_bytes, self.dtype = self._analysis()
 
     def _analysis(self) -> tuple[int | None, int | None, str]:
         try:

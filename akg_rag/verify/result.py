@@ -111,6 +111,7 @@ class VerifyResult:
     task: str = ""                                           # task path (or "<source>")
     candidate: str = ""                                      # candidate path (or "<source>")
     wall_s: float = 0.0                                      # whole verification, seconds
+    phases: dict[str, float] = field(default_factory=dict)   # judge's seconds per step (where wall_s went)
     isolation: str = ""                                      # OS sandbox of the candidate process
 
     @property

@@ -82,6 +82,10 @@ def verify(task: str | Path, candidate: str | Path | None = None, *, candidate_s
                             wall_s=round(time.monotonic() - started, 3))
     result = _run_child(task_path, task_source, candidate_source, dsl, backend, opts, base)
     result.wall_s = round(time.monotonic() - started, 3)
+    if result.phases:
+        # what the judge's steps do not cover: interpreters starting (torch imports), the sandbox,
+        # the candidate's module import and builds, clean-up
+        result.phases["outside the judge's steps"] = round(max(0.0, result.wall_s - sum(result.phases.values())), 3)
     return result
 
 
@@ -128,14 +132,15 @@ def _run_child(task_path: Path, task_source: str, candidate_source: str, dsl: st
         j_in, c_out = os.pipe()      # candidate -> judge
         c_in, j_out = os.pipe()      # judge -> candidate
         ready_r, ready_w = os.pipe()
+        go_r, go_w = os.pipe()       # parent -> candidate: the judge has timed its baselines
         # the judge's KEY_FD is appended by run_pair
         judge = process.Spawn([sys.executable, "-P", "-m", "akg_rag.verify.judge", str(judge_dir), str(ready_w),
                                str(j_in), str(j_out)], judge_dir, env, judge_dir / "judge.log", (ready_w, j_in, j_out))
-        cmd = [sys.executable, "-P", "-m", "akg_rag.verify.child", str(work), str(c_in), str(c_out)]
+        cmd = [sys.executable, "-P", "-m", "akg_rag.verify.child", str(work), str(c_in), str(c_out), str(go_r)]
         cand = process.Spawn(box.command(cmd, writable=[work, ext_dir], cwd=work, gpu=backend == "cuda"),
-                             work, cand_env, root / "candidate.log", (c_in, c_out), box.popen_kwargs())
+                             work, cand_env, root / "candidate.log", (c_in, c_out, go_r), box.popen_kwargs())
         key = new_key()
-        outcome = process.run_pair(judge, cand, key=key, ready_fd=ready_r,
+        outcome = process.run_pair(judge, cand, key=key, ready_fd=ready_r, go_fd=go_w,
                                    timeout_s=opts.timeout_s,
                                    rss_limit_mb=memory_mb if backend == "cuda" else None)
         log = _tail(root / "candidate.log")
@@ -214,6 +219,7 @@ def _from_verdict(v: dict[str, Any], log: str, base: dict[str, Any]) -> VerifyRe
         review=bool(v.get("review")), partial=bool(v.get("partial")),
         partial_ops=list(v.get("partial_ops") or []), builds=list(v.get("builds") or []),
         profile=list(v.get("profile") or []),
+        phases={str(k): float(x) for k, x in (v.get("phases") or {}).items()},
         log=("\n".join(f"note: {n}" for n in notes) + "\n" + log).strip(), **base)
 
 

@@ -36,6 +36,12 @@ def test_correct_cpp_candidate(cpp_pair):
     assert t.blocks >= 6 and t.confidence >= 0.95 and t.method == "perf_counter"
     assert t.candidate_iqr_ms is not None and t.eager_isolated_ms > 0
     assert t.device.startswith("cpu") and "eager" in t.baseline
+    # where the wall time went: the judge's steps (trial numbers folded), the rest outside them
+    p = r.phases
+    assert {"loading task", "reference, trial", "waiting for the candidate: setup",
+            "timing: eager and the candidate interleaved", "outside the judge's steps"} <= set(p)
+    assert all(v >= 0 for v in p.values()) and p["timing: eager and the candidate interleaved"] > 0
+    assert sum(p.values()) == pytest.approx(r.wall_s, abs=0.01)
 
 
 def test_identity_extension_with_torch_doing_the_work_is_a_violation(cpp_pair):
