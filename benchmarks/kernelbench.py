@@ -18,8 +18,13 @@ repository (its ``KernelBench/level1`` ... folders). Three steps, resumable, eac
     #     tensors of the full shapes; registers, spills, vectorised loads), resumable
     python benchmarks/kernelbench.py offline KB C --levels 1 2 --results R/offline.jsonl
 
-    # 3. figures: correct, partial, fast_1, geometric means (a failure counts as 1.0x)
-    python benchmarks/kernelbench.py report R/*.jsonl --mode lower|normal [--markdown OUT.md]
+    # 2c. the torch.compile baseline without candidates (compiles N problems at once on the CPU,
+    #     times one at a time): eager vs compiled per problem, resumable
+    PYTHONPATH=. python benchmarks/kernelbench.py baselines KB --levels 2 --results R/compile.jsonl --jobs 8
+
+    # 3. figures: correct, partial, fast_1, geometric means (a failure counts as 1.0x); with
+    #    --baselines, a row timed without compile gets speedup_eager x compile_ms / eager_ms
+    python benchmarks/kernelbench.py report R/*.jsonl --mode lower|normal [--baselines R/compile.jsonl]
 
 Modes: ``lower`` scores the faster correct one of the two lowering-only candidates (``lowered.py``
 and ``library.py``: no stored kernel); ``normal`` scores the faster correct one of every kind,
@@ -32,7 +37,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
+import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -299,6 +306,85 @@ def offline(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---- compile baselines -------------------------------------------------------------------------
+
+def _baseline_rows(paths: list[str] | None) -> dict[str, dict]:
+    """Rows of ``baselines`` result files by problem (later files win); other rows are skipped."""
+    out: dict[str, dict] = {}
+    for p in paths or []:
+        path = Path(p)
+        for line in path.read_text().splitlines() if path.is_file() else []:
+            try:
+                row = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(row, dict) and "problem" in row and row.get("baseline") == "compile":
+                out[row["problem"]] = row
+    return out
+
+
+def baselines(args: argparse.Namespace) -> int:
+    """torch.compile against eager for every selected problem, one child each
+    (``compile_baseline.py``), ``--jobs`` at once: inductor compiles in parallel on the CPU, the
+    timed runs hold a file lock so they never overlap on the device. One line per problem."""
+    from concurrent.futures import ThreadPoolExecutor
+    import threading
+
+    results = Path(args.results)
+    results.parent.mkdir(parents=True, exist_ok=True)
+    done = set(_baseline_rows([str(results)]))
+    todo = []
+    for level in args.levels:
+        for task in _problems(Path(args.kb), level):
+            key = f"level{level}/{task.stem}"
+            if key not in done and (not args.problems or _number(task) in args.problems):
+                todo.append((key, level, task))
+    deadline = time.monotonic() + args.budget if args.budget else None
+    lock_file = Path(tempfile.gettempdir()) / f"akg-rag-baselines-{abs(hash(str(results.resolve())))}.lock"
+    script = Path(__file__).resolve().parent / "compile_baseline.py"
+    print(f"{len(todo)} problems ({args.jobs} compiling at a time)", flush=True)
+    write = threading.Lock()
+
+    def one(job: tuple[str, int, Path]) -> None:
+        key, level, task = job
+        if deadline and time.monotonic() > deadline:
+            return
+        started = time.monotonic()
+        cmd = [sys.executable, str(script), str(task), "--device", args.device, "--lock", str(lock_file),
+               "--budget", str(args.timing_budget)]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+            lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+            row = json.loads(lines[-1]) if lines else {
+                "status": "error", "error": f"exit {proc.returncode}: {proc.stderr.strip()[-800:]}"}
+        except subprocess.TimeoutExpired:
+            row = {"status": "error", "error": f"no result within {args.timeout:g} s"}
+        row = {"problem": key, "level": level, "baseline": "compile", **row,
+               "wall_s": round(time.monotonic() - started, 1)}
+        with write:
+            with results.open("a") as f:
+                f.write(json.dumps(row) + "\n")
+            q = row.get("compile_over_eager")
+            print(f"{key}: {row['status']}" + (f" compile {q:.2f}x eager" if isinstance(q, (int, float)) else "")
+                  + (f" ({row.get('error', '')[:120]})" if row["status"] != "ok" else ""), flush=True)
+
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        list(pool.map(one, todo))
+    if deadline and time.monotonic() > deadline:
+        print("budget reached; rerun to continue", flush=True)
+    return 0
+
+
+def anchored(row: dict, base: dict | None) -> dict:
+    """``row`` with an eager-anchored ``speedup_compile`` where it was timed without compile and a
+    compile baseline exists: speedup over eager x (compile time / eager time)."""
+    if (row.get("status") != "correct" or row.get("speedup_compile") is not None or not row.get("speedup_eager")
+            or not base or base.get("status") != "ok" or not base.get("compile_over_eager")):
+        return row
+    return dict(row, speedup_compile=row["speedup_eager"] / base["compile_over_eager"],
+                compile_method="eager-anchored")
+
+
 # ---- report ----------------------------------------------------------------------------------
 
 def _load(paths: list[str]) -> dict[str, dict[str, dict]]:
@@ -328,12 +414,14 @@ def _pick(rows: dict[str, dict], mode: str) -> dict:
     return next((rows[k] for k in kinds if k in rows), None) or next(iter(rows.values()))
 
 
-def summary(by: dict[str, dict[str, dict]], mode: str) -> tuple[list[list[str]], dict]:
-    """Per-problem rows and per-level figures; a failure counts as 1.0x in the geometric means."""
+def summary(by: dict[str, dict[str, dict]], mode: str,
+            bases: dict[str, dict] | None = None) -> tuple[list[list[str]], dict]:
+    """Per-problem rows and per-level figures; a failure counts as 1.0x in the geometric means.
+    ``bases`` (compile baselines by problem) fill in eager-anchored compile figures."""
     rows = [list(HEADER)]
     levels: dict[int, list[dict]] = {}
     for key in sorted(by, key=lambda k: (k.split("/")[0], int(k.split("/")[1].split("_")[0]))):
-        r = _pick(by[key], mode)
+        r = anchored(_pick(by[key], mode), (bases or {}).get(key))
         levels.setdefault(int(r.get("level", key[5])), []).append(r)
         rows.append(table_row(key, r))
     return rows, {f"level{k}": score(v) for k, v in sorted(levels.items())}
@@ -342,28 +430,36 @@ def summary(by: dict[str, dict[str, dict]], mode: str) -> tuple[list[list[str]],
 def report(args: argparse.Namespace) -> int:
     """Print (and optionally write) the per-problem table and the per-level figures."""
     by = _load(args.results)
-    rows, figures = summary(by, args.mode)
+    bases = _baseline_rows(args.baselines)
+    rows, figures = summary(by, args.mode, bases)
     table = render_table(rows)
-    text = "\n".join([f"mode: {args.mode}"] + [figures_line(lv, f) for lv, f in figures.items()])
+    lines = [f"mode: {args.mode}"] + [figures_line(lv, f) for lv, f in figures.items()]
+    if bases:
+        n = sum(1 for key in by if anchored(_pick(by[key], args.mode), bases.get(key)).get("compile_method")
+                == "eager-anchored")
+        lines.append(f"torch.compile figures of {n} problem(s) eager-anchored (speedup_eager x compile_ms / "
+                     "eager_ms, the baseline from `baselines`); the rest timed beside the candidate or none (1.0x)")
+    text = "\n".join(lines)
     print(table)
     print(text)
     if args.markdown:
         Path(args.markdown).write_text(f"{text}\n\n{table}\n")
     if args.plot:
-        _plot(by, args.mode, figures, args.plot)
+        _plot(by, args.mode, figures, args.plot, bases)
         print(f"plot: {args.plot}")
     if args.json:
         print(json.dumps(figures, indent=1))
     return 0
 
 
-def _plot(by: dict[str, dict[str, dict]], mode: str, figures: dict, path: str) -> None:
+def _plot(by: dict[str, dict[str, dict]], mode: str, figures: dict, path: str,
+          bases: dict[str, dict] | None = None) -> None:
     """Per level, the speedups of the rows a mode scores (over eager and over torch.compile)."""
     from plot import write_svg
 
     groups: dict[str, dict] = {}
     for key in by:
-        r = _pick(by[key], mode)
+        r = anchored(_pick(by[key], mode), (bases or {}).get(key))
         g = groups.setdefault(f"level{r.get('level', key[5])}", {"eager": [], "compile": []})
         if r.get("status") == "correct":
             for name, field in (("eager", "speedup_eager"), ("compile", "speedup_compile")):
@@ -377,7 +473,7 @@ def _plot(by: dict[str, dict[str, dict]], mode: str, figures: dict, path: str) -
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Parse the command line and run one of prepare / run / report."""
+    """Parse the command line and run one of prepare / run / offline / baselines / report."""
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -431,7 +527,20 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--markdown", default=None)
     c.add_argument("--json", action="store_true")
     c.add_argument("--plot", default=None, metavar="OUT.svg", help="speedup distribution per level (SVG)")
+    c.add_argument("--baselines", nargs="+", default=None, metavar="FILE",
+                   help="`baselines` results: eager-anchored compile figures for rows timed without compile")
     c.set_defaults(func=report)
+    d = sub.add_parser("baselines", help="torch.compile against eager per problem, no candidate (resumable)")
+    d.add_argument("kb")
+    d.add_argument("--levels", type=int, nargs="+", default=[2])
+    d.add_argument("--results", required=True)
+    d.add_argument("--problems", type=int, nargs="+", default=None, metavar="N")
+    d.add_argument("--device", default="cuda")
+    d.add_argument("--jobs", type=int, default=1, help="problems compiling at once (timing stays one at a time)")
+    d.add_argument("--timeout", type=float, default=900.0, help="seconds per problem, compile included")
+    d.add_argument("--timing-budget", type=float, default=2.0, help="seconds of interleaved timed runs")
+    d.add_argument("--budget", type=float, default=None, help="stop starting problems after this many seconds")
+    d.set_defaults(func=baselines)
     args = p.parse_args(argv)
     return int(args.func(args) or 0)
 

@@ -99,3 +99,47 @@ def test_report_modes_pick_the_faster_correct_kind(kb_bench):
     from figures import figures_line  # noqa: E402 - put on sys.path by kernelbench.py
 
     assert "(2 partial, 2 library)" in figures_line("level2", f)
+
+
+def test_compile_baselines_anchor_rows_timed_without_compile(kb_bench, tmp_path, capsys):
+    rows = tmp_path / "l2.jsonl"
+    timed = {"level": 2, "kind": "lowered", "status": "correct", "timed": True}
+    rows.write_text("\n".join(json.dumps(r) for r in [
+        dict(timed, problem="level2/1_a", speedup_eager=1.5, speedup_compile=None),  # anchored
+        dict(timed, problem="level2/2_b", speedup_eager=1.2, speedup_compile=0.9),   # its own figure stays
+        dict(timed, problem="level2/3_c", speedup_eager=1.4, speedup_compile=None),  # baseline failed
+        {"problem": "level2/4_d", "kind": "lowered", "level": 2, "status": "incorrect", "timed": True},
+    ]) + "\n")
+    bases = tmp_path / "compile.jsonl"
+    bases.write_text("\n".join(json.dumps(r) for r in [
+        # compile runs at 1.25x eager: a candidate at 1.5x eager is 1.2x over compile
+        {"problem": "level2/1_a", "baseline": "compile", "status": "ok", "compile_over_eager": 1.25},
+        {"problem": "level2/2_b", "baseline": "compile", "status": "ok", "compile_over_eager": 2.0},
+        {"problem": "level2/3_c", "baseline": "compile", "status": "compile_failed", "error": "x"},
+        {"problem": "level2/4_d", "baseline": "compile", "status": "ok", "compile_over_eager": 1.1},
+        "not json",
+    ]) + "\n")
+    by = kb_bench._load([str(rows)])
+    _, plain = kb_bench.summary(by, "lower")
+    _, figs = kb_bench.summary(by, "lower", kb_bench._baseline_rows([str(bases)]))
+    assert plain["level2"]["geomean_compile"] == pytest.approx(0.9 ** 0.25)
+    assert figs["level2"]["geomean_compile"] == pytest.approx((1.2 * 0.9 * 1.0 * 1.0) ** 0.25)
+    kb_bench.main(["report", str(rows), "--baselines", str(bases)])
+    assert "compile figures of 1 problem(s) eager-anchored" in capsys.readouterr().out
+
+
+def test_baselines_time_compile_against_eager_per_problem_and_resume(kb_bench, kb, tmp_path, capsys):
+    """A real child per problem on the CPU: inductor compiles the task, both sides timed interleaved."""
+    out = tmp_path / "compile.jsonl"
+    args = ["baselines", str(kb), "--levels", "2", "--results", str(out), "--device", "cpu", "--problems", "2",
+            "--timing-budget", "0.2", "--timeout", "600"]
+    assert kb_bench.main(args) == 0
+    (row,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert row["problem"] == "level2/2_matmul" and row["baseline"] == "compile"
+    assert row["status"] == "ok", row
+    assert row["eager_ms"] > 0 and row["compile_ms"] > 0 and row["compile_s"] > 0
+    assert row["compile_over_eager_low"] <= row["compile_over_eager"] <= row["compile_over_eager_high"]
+    assert row["compile_over_eager"] == pytest.approx(row["eager_ms"] / row["compile_ms"], rel=0.5)
+    kb_bench.main(args)                       # resumable: a done problem is not run again
+    assert len(out.read_text().splitlines()) == 1
+    assert "0 problems" in capsys.readouterr().out
