@@ -37,15 +37,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
-import tempfile
 import time
 import traceback
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # figures.py, when imported by path
 from figures import HEADER, figures_line, render_table, result_row, score, table_row  # noqa: E402
+import compile_baseline  # noqa: E402
+from compile_baseline import anchored, baseline_rows  # noqa: E402
 
 KINDS = ("lowered", "library", "reused")
 # the kinds each report mode scores (the faster correct one per problem)
@@ -306,83 +306,12 @@ def offline(args: argparse.Namespace) -> int:
     return 0
 
 
-# ---- compile baselines -------------------------------------------------------------------------
-
-def _baseline_rows(paths: list[str] | None) -> dict[str, dict]:
-    """Rows of ``baselines`` result files by problem (later files win); other rows are skipped."""
-    out: dict[str, dict] = {}
-    for p in paths or []:
-        path = Path(p)
-        for line in path.read_text().splitlines() if path.is_file() else []:
-            try:
-                row = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(row, dict) and "problem" in row and row.get("baseline") == "compile":
-                out[row["problem"]] = row
-    return out
-
-
 def baselines(args: argparse.Namespace) -> int:
-    """torch.compile against eager for every selected problem, one child each
-    (``compile_baseline.py``), ``--jobs`` at once: inductor compiles in parallel on the CPU, the
-    timed runs hold a file lock so they never overlap on the device. One line per problem."""
-    from concurrent.futures import ThreadPoolExecutor
-    import threading
-
-    results = Path(args.results)
-    results.parent.mkdir(parents=True, exist_ok=True)
-    done = set(_baseline_rows([str(results)]))
-    todo = []
-    for level in args.levels:
-        for task in _problems(Path(args.kb), level):
-            key = f"level{level}/{task.stem}"
-            if key not in done and (not args.problems or _number(task) in args.problems):
-                todo.append((key, level, task))
-    deadline = time.monotonic() + args.budget if args.budget else None
-    lock_file = Path(tempfile.gettempdir()) / f"akg-rag-baselines-{abs(hash(str(results.resolve())))}.lock"
-    script = Path(__file__).resolve().parent / "compile_baseline.py"
-    print(f"{len(todo)} problems ({args.jobs} compiling at a time)", flush=True)
-    write = threading.Lock()
-
-    def one(job: tuple[str, int, Path]) -> None:
-        key, level, task = job
-        if deadline and time.monotonic() > deadline:
-            return
-        started = time.monotonic()
-        cmd = [sys.executable, str(script), str(task), "--device", args.device, "--lock", str(lock_file),
-               "--budget", str(args.timing_budget)]
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
-            lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
-            row = json.loads(lines[-1]) if lines else {
-                "status": "error", "error": f"exit {proc.returncode}: {proc.stderr.strip()[-800:]}"}
-        except subprocess.TimeoutExpired:
-            row = {"status": "error", "error": f"no result within {args.timeout:g} s"}
-        row = {"problem": key, "level": level, "baseline": "compile", **row,
-               "wall_s": round(time.monotonic() - started, 1)}
-        with write:
-            with results.open("a") as f:
-                f.write(json.dumps(row) + "\n")
-            q = row.get("compile_over_eager")
-            print(f"{key}: {row['status']}" + (f" compile {q:.2f}x eager" if isinstance(q, (int, float)) else "")
-                  + (f" ({row.get('error', '')[:120]})" if row["status"] != "ok" else ""), flush=True)
-
-    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        list(pool.map(one, todo))
-    if deadline and time.monotonic() > deadline:
-        print("budget reached; rerun to continue", flush=True)
-    return 0
-
-
-def anchored(row: dict, base: dict | None) -> dict:
-    """``row`` with an eager-anchored ``speedup_compile`` where it was timed without compile and a
-    compile baseline exists: speedup over eager x (compile time / eager time)."""
-    if (row.get("status") != "correct" or row.get("speedup_compile") is not None or not row.get("speedup_eager")
-            or not base or base.get("status") != "ok" or not base.get("compile_over_eager")):
-        return row
-    return dict(row, speedup_compile=row["speedup_eager"] / base["compile_over_eager"],
-                compile_method="eager-anchored")
+    """The selected problems' torch.compile baselines (:func:`compile_baseline.baselines`)."""
+    problems = [(f"level{level}/{task.stem}", level, task) for level in args.levels
+                for task in _problems(Path(args.kb), level)
+                if not args.problems or _number(task) in args.problems]
+    return compile_baseline.baselines(problems, args)
 
 
 # ---- report ----------------------------------------------------------------------------------
@@ -424,19 +353,21 @@ def summary(by: dict[str, dict[str, dict]], mode: str,
         r = anchored(_pick(by[key], mode), (bases or {}).get(key))
         levels.setdefault(int(r.get("level", key[5])), []).append(r)
         rows.append(table_row(key, r))
-    return rows, {f"level{k}": score(v) for k, v in sorted(levels.items())}
+    figures = {f"level{k}": score(v) for k, v in sorted(levels.items())}
+    for k, v in sorted(levels.items()):
+        figures[f"level{k}"]["compile_anchored"] = sum(r.get("compile_method") == "eager-anchored" for r in v)
+    return rows, figures
 
 
 def report(args: argparse.Namespace) -> int:
     """Print (and optionally write) the per-problem table and the per-level figures."""
     by = _load(args.results)
-    bases = _baseline_rows(args.baselines)
+    bases = baseline_rows(args.baselines)
     rows, figures = summary(by, args.mode, bases)
     table = render_table(rows)
     lines = [f"mode: {args.mode}"] + [figures_line(lv, f) for lv, f in figures.items()]
     if bases:
-        n = sum(1 for key in by if anchored(_pick(by[key], args.mode), bases.get(key)).get("compile_method")
-                == "eager-anchored")
+        n = sum(f.get("compile_anchored", 0) for f in figures.values())
         lines.append(f"torch.compile figures of {n} problem(s) eager-anchored (speedup_eager x compile_ms / "
                      "eager_ms, the baseline from `baselines`); the rest timed beside the candidate or none (1.0x)")
     text = "\n".join(lines)
