@@ -40,9 +40,18 @@ def _span(t):
 '''
 
 
-# DOT_MODE = 4: an f32 dot operand that does not run along K contiguously is copied into a layout
-# that does (one read and one write of it), then the dot takes three TF32 products
+# DOT_MODE 3 and 4: an f32 dot operand that does not run along K contiguously is copied into a
+# layout that does (one read and one write of it), then the dot takes three TF32 products. Mode 3
+# copies only an operand each of whose elements meets at least _K_MAJOR_MIN_USES rows of the other:
+# the copy costs 8 bytes per element (about 2 ns per thousand elements at 4.2 TB/s), the split
+# products save per element and row met twice the flop time difference of the two products. The
+# H200's batched 256 x 512 @ 512 x 1024 (256 rows per element of B) ran 0.92 ms with the copy and
+# without it; the matmul seeds (4096 rows, B copied) ran 1.32-1.49x eager (docs/results/h200.md).
+# 512 is twice that break-even.
 K_MAJOR_HELPER = '''\
+_K_MAJOR_MIN_USES = 512  # rows of the other operand each element meets; fewer: no copy in DOT_MODE 3
+
+
 @triton.jit
 def _k_major_kernel(src_ptr, dst_ptr, R, C, s_b, s_r, s_c, d_b, d_r, d_c, tile: tl.constexpr):
     """dst[b, r, c] = src[b, r, c] over one tile x tile block (program axis 1: the batch index)."""
@@ -58,8 +67,9 @@ def _k_major_kernel(src_ptr, dst_ptr, R, C, s_b, s_r, s_c, d_b, d_r, d_c, tile: 
 
 def _k_major(t, k):
     """``t`` itself when its dim ``k`` has stride 1, else a copy of it whose dim ``k`` has (rank 2
-    or 3, fewer than 2**31 elements; any other tensor is returned unchanged)."""
-    if t.stride(k) == 1 or t.dim() not in (2, 3) or t.numel() >= 2**31 or t.numel() == 0:
+    or 3, fewer than 2**31 elements, no broadcast dim; any other tensor is returned unchanged)."""
+    if (t.stride(k) == 1 or t.dim() not in (2, 3) or t.numel() >= 2**31 or t.numel() == 0
+            or 0 in t.stride()):
         return t
     order = [d for d in range(t.dim()) if d != k] + [k]
     dst = torch.empty([t.shape[d] for d in order], dtype=t.dtype, device=t.device)
@@ -69,6 +79,15 @@ def _k_major(t, k):
     _k_major_kernel[(triton.cdiv(R, 64) * triton.cdiv(C, 64), B)](
         src3, dst3, R, C, *src3.stride(), *dst3.stride(), tile=64)  # not a tunable of the candidate
     return dst
+
+
+def _uses(t, k, n, other, k_other, m_other):
+    """Rows of the other operand that each element of dot operand ``t`` (K along dim ``k``, its
+    free dim ``n``) is multiplied with: the other's rows per slice of ``t`` (a batched ``t`` has
+    one slice per batch entry), at least the other's free extent (``t`` broadcast over a batch)."""
+    slices = max(1, t.numel() // max(1, t.shape[k] * t.shape[n]))
+    rows = other.numel() // max(1, other.shape[k_other])
+    return max(other.shape[m_other], rows // slices)
 '''
 
 
@@ -193,32 +212,44 @@ def _launch(kernel: str, kw: KernelWriter, hx: _HostExpr, blocks: Blocks, tunabl
 
 def _dot_choice(kw: KernelWriter, knob: str) -> list[str]:
     """``dot_x3`` (the kernel's 0/1) for one launch from the ``DOT_MODE`` tunable: 1 IEEE, 2 split,
-    3 a choice by the operands' layout, 4 K-major copies of the operands and split. Three TF32
-    products on the tensor cores beat IEEE products on the FMA units when both operands of every
-    f32 dot run along K contiguously (A row-major, B column-major: an ``nn.Linear`` weight); with a
-    row-major B the TF32 operand must be transposed on the way to shared memory and the IEEE dot
-    wins, and a gathered operand (a convolution's patches) gains nothing (measured on an H200,
-    docs/results/kernelbench.md)."""
+    3 (default) split products on K-major operands, an operand that is not K-major copied into a
+    K-major layout first when enough rows of the other meet each of its elements, 4 K-major copies
+    of every operand, then split products. Three TF32 products on the tensor cores beat IEEE
+    products on the FMA units when both operands of every f32 dot run along K contiguously (A
+    row-major, B column-major: an ``nn.Linear`` weight); with a row-major B the TF32 operand is
+    transposed on the way to shared memory and the IEEE dot wins, unless a K-major copy of B is
+    made first, which pays off once each element of B serves many rows of A; a gathered operand (a
+    convolution's patches) gains nothing (measured on an H200, docs/results/kernelbench.md)."""
     py = Namer.py
     lines = [f"{INDENT}dot_mode = {knob}", f"{INDENT}dot_x3 = int(dot_mode != 1)"]
-    terms, copies = [], []
+    terms: list[str] = []
+    copies: dict[tuple[str, int], tuple[str, ...]] = {}   # (tensor, K dim) -> its _uses arguments
     for op in kw.dot_operands:
         if op is None:
-            terms, copies = ["False"], []
+            terms, copies = ["False"], {}
             break
-        a, ka, b, kb = op
+        a, ka, ma, b, kb, nb = op
         terms += [f"{py(a)}.stride({ka}) == 1", f"{py(b)}.stride({kb}) == 1"]
-        copies += [(a, ka), (b, kb)]
-    lines.append(f"{INDENT}if dot_mode == 3:  # by layout: both operands of every f32 dot contiguous along K")
+        copies.setdefault((a, ka), (py(a), str(ka), str(ma), py(b), str(kb), str(nb)))
+        copies.setdefault((b, kb), (py(b), str(kb), str(nb), py(a), str(ka), str(ma)))
+    # only inputs are copied (a copy of a tensor this launch writes would lose the write), and only
+    # a tensor read along one K dim (A @ A reads the same tensor along both of its dims)
+    dims: dict[str, set[int]] = {}
+    for t, k in copies:
+        dims.setdefault(t, set()).add(k)
+    movable = {key: args for key, args in copies.items()
+               if kw.t.tensor(key[0]).direction == "in" and key[0] not in kw.launch.writes
+               and len(dims[key[0]]) == 1}
+    lines.append(f"{INDENT}if dot_mode == 3:  # split products on K-major operands; well-used ones copied K-major")
+    for (t, k), args in movable.items():
+        lines.append(f"{INDENT * 2}if {py(t)}.stride({k}) != 1 and _uses({', '.join(args)}) >= _K_MAJOR_MIN_USES:")
+        lines.append(f"{INDENT * 3}{py(t)} = _k_major({py(t)}, {k})")
     lines.append(f"{INDENT * 2}dot_x3 = int({' and '.join(dict.fromkeys(terms))})")
-    # 4: K-major copies of the operands (inputs only: a copy of a tensor this launch writes would
-    # lose the write), then three TF32 products; IEEE products when an operand is not a plain load
-    operands = list(dict.fromkeys(copies))
     lines.append(f"{INDENT}if dot_mode == 4:  # K-major copies of the dot operands, then three TF32 products")
-    if not operands or any(kw.t.tensor(t).direction != "in" or t in kw.launch.writes for t, _ in operands):
+    if not copies or len(movable) != len(copies):
         lines.append(f"{INDENT * 2}dot_x3 = 0")
     else:
-        for t, k in operands:
+        for t, k in movable:
             lines.append(f"{INDENT * 2}{py(t)} = _k_major({py(t)}, {k})")
         lines.append(f"{INDENT * 2}dot_x3 = 1")
     return lines

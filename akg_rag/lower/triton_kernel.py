@@ -43,8 +43,9 @@ class KernelWriter(ExprWriter):
         self.dot_x3 = False                            # an f32 tl.dot reads the DOT_X3 switch
         # local -> (tensor, the tensor dim of each tile axis) while it holds a plain slice load
         self.tile_dims: dict[str, tuple[str, tuple[int, ...]]] = {}
-        # per f32 dot: (A tensor, A's dim along K, B tensor, B's dim along K), None if not plain loads
-        self.dot_operands: list[tuple[str, int, str, int] | None] = []
+        # per f32 dot, when both operands are plain slice loads: (A tensor, A's dim along K, A's dim
+        # along M, B tensor, B's dim along K, B's dim along N); None otherwise
+        self.dot_operands: list[tuple[str, int, int, str, int, int] | None] = []
 
     # ---- names ---------------------------------------------------------------------------------
     def dot_switch(self, a: Expr, b: Expr) -> str:
@@ -52,7 +53,7 @@ class KernelWriter(ExprWriter):
         ta = self.tile_dims.get(a.id) if isinstance(a, Name) else None
         tb = self.tile_dims.get(b.id) if isinstance(b, Name) else None
         if ta and tb and len(ta[1]) >= 2 and len(tb[1]) >= 2:
-            self.dot_operands.append((ta[0], ta[1][-1], tb[0], tb[1][-2]))
+            self.dot_operands.append((ta[0], ta[1][-1], ta[1][-2], tb[0], tb[1][-2], tb[1][-1]))
         else:
             self.dot_operands.append(None)
         return "DOT_X3"

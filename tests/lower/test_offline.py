@@ -90,10 +90,14 @@ def test_the_lowered_candidates_launches_compile_for_sm90_without_spilling(files
     assert run.returncode == 0, run.stderr
     launches = json.loads(run.stdout)
     assert launches and all(not ln["error"] for ln in launches), launches
-    gemm = launches[0]
+    # y is row-major and each of its elements meets 65536 rows of x: DOT_MODE 3 copies it K-major
+    # first, then the GEMM takes three TF32 products on the tensor cores
+    copy, gemm = launches
+    assert copy["kernel"] == "_k_major_kernel" and copy["grid"] == [(65536 // 64) * (1024 // 64), 1]
     assert gemm["grid"][0] == (65536 // 128) * (1024 // 128)        # the full shape's grid
     assert gemm["num_warps"] == 8 and gemm["registers"] > 0 and gemm["spill_bytes"] == 0
     assert gemm["loads"] > 0 and gemm["vector_loads"] == gemm["loads"]   # 16-byte async copies
+    assert gemm["mma"] > 0
 
 
 def test_a_hand_written_wide_dot_on_four_warps_is_reported_spilling(files):

@@ -315,6 +315,45 @@ def test_dot_mode_by_layout_chooses_three_tf32_products_only_for_k_contiguous_op
         fn(a, b_rows, bias, c)
 
 
+def test_dot_mode_by_layout_copies_an_operand_k_major_when_enough_rows_use_it(build, device):
+    """Mode 3 copies an input operand that is not K-major into a K-major layout (then three TF32
+    products) exactly when each of its elements meets at least ``_K_MAJOR_MIN_USES`` rows of the
+    other operand: B is used by A's 40 rows, A by B's 45 columns. The caller's tensors are never
+    changed, and the result stays the product."""
+    fn, module, src = build(GEMM.replace("DT", "f32"))
+    assert module._K_MAJOR_MIN_USES >= 256   # the default copies only for large products
+    seen = []
+    kernel = module.k_kernel
+
+    class Recorder:
+        def __getitem__(self, grid):
+            def launch(*args, **kwargs):
+                seen.append((kwargs["DOT_X3"], tuple(args[0].stride()), tuple(args[1].stride())))
+                return kernel[grid](*args, **kwargs)
+            return launch
+
+    module.k_kernel = Recorder()
+    a = torch.randn(40, 50, device=device)
+    a_cols = a.t().contiguous().t()                      # [M, K] with M contiguous
+    b_rows = torch.randn(50, 45, device=device)          # row-major [K, N]
+    bias = torch.randn(45, device=device)
+    c = torch.empty(40, 45, device=device)
+    ref = lambda x, b: torch.relu(x.double() @ b.double() + bias.double())  # noqa: E731
+    # (threshold, A, B) -> (DOT_X3, A strides, B strides) the kernel got
+    cases = [(41, a, b_rows, (0, (50, 1), (45, 1))),       # 40 rows use B: below 41, no copy
+             (40, a, b_rows, (1, (50, 1), (1, 50))),       # 40 >= 40: B copied K-major
+             (40, a_cols, b_rows, (1, (50, 1), (1, 50))),  # both copied (A serves 45 columns)
+             (45, a_cols, b_rows, (0, (50, 1), (45, 1))),  # A copied, B not: IEEE products
+             (46, a_cols, b_rows, (0, (1, 40), (45, 1)))]  # neither copied
+    for threshold, x, b, want in cases:
+        module._K_MAJOR_MIN_USES = threshold
+        c.zero_()
+        fn(x, b, bias, c)
+        torch.testing.assert_close(c.double(), ref(x, b), atol=1e-4, rtol=1e-4)
+        assert seen[-1] == want, (threshold, seen[-1])
+        assert b.stride() == (45, 1) and x.stride() in ((50, 1), (1, 40))
+
+
 SCAN = """
 sketch cumsum {
   symbols: M, N
