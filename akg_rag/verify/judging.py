@@ -118,7 +118,10 @@ class Judge:
         inputs: list = []
         expected = self.ref.step("computing the reference for attribution",
                                  lambda: self.ref.outputs(seed, prints=inputs)[:1])
-        answer = self._ask({"op": "attribute", "seed": self.opts.seed + 1, "ablate_seed": seed}, "attribution")
+        # the classified forward draws inputs no earlier forward drew: an output buffer the
+        # allocator hands back with a previous call's values in it must not look unwritten
+        classify_seed = int.from_bytes(os.urandom(6), "little")
+        answer = self._ask({"op": "attribute", "seed": classify_seed, "ablate_seed": seed}, "attribution")
         launches, trivial = int(answer.get("launches") or 0), int(answer.get("trivial") or 0)
         # a task that is itself a copy or a fill on its inputs (a ReLU of non-negative inputs, a
         # ReLU of all-negative values): a correct kernel only copies or fills there too, so the

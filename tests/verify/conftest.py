@@ -37,6 +37,7 @@ TRITON_BATCH: dict[str, tuple[str, dict]] = {
     "triton_decorative": ("rowscale", {}),
     "triton_partial": ("rowscale", {}),
     "triton_same_buffer": ("rowscale", {}),
+    "triton_two_buffers": ("rowscale", {"timing": False}),
     "triton_memo": ("rowscale", {}),
     "triton_inplace": ("rowscale", {}),
     "cpp_never_built": ("rowscale", {}),

@@ -44,6 +44,16 @@ def test_a_real_kernel_of_a_constant_function_beside_torch_compute_is_not_no_wor
     assert r.partial and not r.guard_violations
 
 
+def test_a_buffer_holding_an_earlier_calls_output_does_not_make_a_launch_look_unwritten(batch):
+    """The classified forward draws inputs no earlier call drew, so a kernel that writes into a
+    buffer still holding a previous result (an allocator's reuse; here two alternating buffers)
+    is seen writing: no ``no_work`` beside torch's multiply (it was, when the classified forward
+    repeated the first trial's inputs)."""
+    r = batch["triton_two_buffers"]
+    assert r.status == "correct", r.feedback + r.log
+    assert r.partial and not r.guard_violations
+
+
 def test_dynamic_shapes_every_input_set_must_pass(batch):
     assert batch["triton_correct@dyn"].status == "correct"
     assert "2 input set(s)" in batch["triton_correct@dyn"].feedback
