@@ -215,6 +215,17 @@ def assemble(program: Program | list[Program], positions: list[int], task_source
     return "\n".join(parts)
 
 
+def planned(program: Program, keep: frozenset[str] = frozenset()) -> Program:
+    """A partitioned program as it is emitted: dims every tensor treats alike merged
+    (:mod:`akg_rag.lower.coalesce`), then pointwise regions that read another region's output
+    through a reshape moved into it (:mod:`akg_rag.lower.refinement`); the kernels in ``keep``
+    (given sketches written against the partitioned regions) stay as partitioned."""
+    from akg_rag.lower.coalesce import coalesce_program
+    from akg_rag.lower.refinement import fuse_reshaped
+
+    return fuse_reshaped(coalesce_program(program, keep), keep)
+
+
 def lower_task(task_path: str | Path, dsl: str, backend: str, *, sketch_only: bool = False,
                source: str | None = None, sketches: dict[str, str] | None = None,
                cores: str = "generated", tuning: Any = None) -> tuple[str | None, LoweringReport]:
@@ -233,7 +244,7 @@ def lower_task(task_path: str | Path, dsl: str, backend: str, *, sketch_only: bo
     ``TaskError`` for a task that cannot be captured, ``SketchError`` when a sketch does not
     validate or lower, ``ConfigError`` for an unknown target."""
     from akg_rag.lower.capture import capture
-    from akg_rag.lower.coalesce import coalesce_program, written_as_partitioned
+    from akg_rag.lower.coalesce import written_as_partitioned
     from akg_rag.lower.emit import emit_sketch
     from akg_rag.lower.listing import format_program
     from akg_rag.lower.partition import partition
@@ -249,12 +260,12 @@ def lower_task(task_path: str | Path, dsl: str, backend: str, *, sketch_only: bo
     cap = capture(path, text)
     first = partition(cap, cores)
     keep = written_as_partitioned(first, sketches)
-    programs = [coalesce_program(first, keep)]
+    programs = [planned(first, keep)]
     dropped = list(cap.dropped)
     # a dynamic-shape task: one program per distinct input set, its kernels renamed apart
     seen = {tuple(tuple(v.shape) for v in programs[0].inputs)}
     for k in range(1, cap.input_sets):
-        prog = coalesce_program(partition(capture(path, text, input_set=k), cores), keep)
+        prog = planned(partition(capture(path, text, input_set=k), cores), keep)
         key = tuple(tuple(v.shape) for v in prog.inputs)
         if key in seen:
             continue

@@ -25,14 +25,15 @@ from akg_rag.lower.region import (Expr, FallbackStep, KernelStep, Output, Pointw
 _CONTIGUOUS_VIEWS = {"reshape", "view", "unsqueeze", "squeeze"}
 
 
-def _exprs(region: PointwiseRegion | ReductionRegion) -> list[Expr]:
+def region_exprs(region: PointwiseRegion | ReductionRegion) -> list[Expr]:
+    """Every expression of a pointwise or reduction region: outputs', then reductions'."""
     out = [o.expr for o in region.outputs]
     if isinstance(region, ReductionRegion):
         out += [r.expr for r in region.reductions]
     return out
 
 
-def _strided(steps: list[Step]) -> set[str]:
+def strided_values(steps: list[Step]) -> set[str]:
     """Names of values made by a chain of host views that may leave them non-contiguous."""
     made = {s.out.name: s for s in steps if isinstance(s, ViewStep)}
     out: set[str] = set()
@@ -72,12 +73,12 @@ def coalesce(steps: list[Step], new_value: Callable[[str, tuple[int, ...], str],
              keep: frozenset[str] = frozenset()) -> list[Step]:
     """The steps with each pointwise and reduction region over as few dims as it allows (module
     doc); the kernels named in ``keep`` stay as planned."""
-    strided = _strided(steps)
+    strided = strided_values(steps)
     out: list[Step] = []
     for step in steps:
         region = step.region if isinstance(step, KernelStep) and step.name not in keep else None
         if not isinstance(region, (PointwiseRegion, ReductionRegion)) or len(region.shape) < 2 or \
-                any({"index", "gather"} & expr_ops(e) for e in _exprs(region)):
+                any({"index", "gather"} & expr_ops(e) for e in region_exprs(region)):
             out.append(step)
             continue
         shape = region.shape
@@ -106,11 +107,11 @@ def coalesce(steps: list[Step], new_value: Callable[[str, tuple[int, ...], str],
             full = o.domain == "full"
             merged = new_shape if full else tuple(1 if i in new_dims else s for i, s in enumerate(new_shape))
             m = new_value(f"{o.value.name}_m", merged, o.value.dtype)
-            outputs.append(Output(m, _renamed(o.expr, rename), o.domain))
+            outputs.append(Output(m, renamed(o.expr, rename), o.domain))
             after.append(ViewStep(out=o.value, src=m, op="reshape", args=(tuple(o.value.shape),)))
         if isinstance(region, ReductionRegion):
             new = ReductionRegion(inputs=inputs, shape=new_shape, dims=new_dims,
-                                  reductions=[Reduction(r.name, r.kind, _renamed(r.expr, rename))
+                                  reductions=[Reduction(r.name, r.kind, renamed(r.expr, rename))
                                               for r in region.reductions], outputs=outputs)
         else:
             new = PointwiseRegion(inputs=inputs, outputs=outputs, shape=new_shape)
@@ -119,8 +120,12 @@ def coalesce(steps: list[Step], new_value: Callable[[str, tuple[int, ...], str],
     return out
 
 
-def _renamed(e: Expr, rename: dict[str, str]) -> Expr:
-    args = tuple(_renamed(a, rename) for a in e.args)
+def renamed(e: Expr, rename: dict[str, str], inline: dict[str, Expr] | None = None) -> Expr:
+    """``e`` with its input leaves renamed by ``rename``, and those named in ``inline`` replaced
+    by an expression."""
+    if inline and e.op == "input" and e.ref in inline:
+        return inline[e.ref]
+    args = tuple(renamed(a, rename, inline) for a in e.args)
     ref = rename.get(e.ref, e.ref) if e.op == "input" else e.ref
     if args == e.args and ref == e.ref:
         return e

@@ -1,0 +1,400 @@
+"""Fusion through a reshape: a pointwise region joins the region whose output it reads reshaped.
+
+Group norm reduces over a view ``[N*G, C/G*H*W]`` of its input and applies its per-channel affine
+over ``[N, C, H*W]``: the partitioner, which joins regions of one domain only, ends the reduction
+region with the normalised tensor, a host reshape follows, and a second kernel reads it back for
+the affine -- one write and one read of the whole tensor more than the computation needs.
+
+Both domains are row-major shapes of the same elements, so an element of one is the element of
+the other at the same flat position, and their *common refinement* (the shape whose dims split
+both: ``[N, G, C/G, H*W]``) relates their coordinates dim by dim. The consumer's expression moves
+into the producer's full-domain output, reading the producer's expression where it read the
+stored tensor, over the producer's domain; its other operands are read there either as plain
+inputs (reshaped on the host to the producer's domain, when each of its dims is all full or all
+broadcast for them: a residual of the output's shape) or as ``gather`` leaves whose index along
+each of their dims is computed from the producer's coordinates with constant divisors (the
+per-channel weight: channel ``g * C/G + (r // (H*W))`` on row ``n * G + g``). The producer's own
+domain and passes are untouched, so its reductions keep their merged, contiguous dims.
+
+A pair is fused when the producer is a pointwise or reduction region, the consumer a pointwise
+region, the producer's output reaches the consumer only through ``reshape``/``view`` steps and
+nothing else reads it, the domains have a common refinement, neither region was given a sketch
+of its own, and the merged kernel has a place: where the producer ran, when the consumer's other
+operands exist by then (host views of earlier values move up), else where the consumer ran, when
+nothing reads the producer's other outputs before that. It runs after dimension coalescing
+(:mod:`akg_rag.lower.coalesce`), on the domains as they will be emitted.
+
+The other direction too: a pointwise region whose one output reaches a *reduction* region only
+through reshapes (a convolution's bias and activation before a group norm) becomes that
+reduction's prologue. Its expression is evaluated at the reduction's elements, its operands read
+plainly or gathered at coordinates computed from the reduction's, in each pass that reads it; the
+intermediate tensor is never stored.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from akg_rag.lower.coalesce import renamed, strided_values
+from akg_rag.lower.region import (Expr, FallbackStep, KernelStep, Output, PointwiseRegion, Program, Reduction,
+                                  ReductionRegion, Step, Value, ViewStep, plain_inputs)
+
+_RESHAPES = {"reshape", "view"}
+_I64 = "int64"
+
+
+def refine(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[tuple[int, ...], list[list[int]], list[list[int]]] | None:
+    """The common refinement of two row-major shapes of one tensor, and for each dim of ``a`` and of
+    ``b`` the run of refinement dims it splits into (empty for a size-1 dim); None when the shapes
+    hold different element counts or cut them incompatibly (``[6, 4]`` and ``[8, 3]``)."""
+    if math.prod(a) != math.prod(b) or math.prod(a) == 0:
+        return None
+
+    def cuts(shape: tuple[int, ...]) -> list[int]:   # suffix products above 1, innermost first
+        out, p = [], 1
+        for s in reversed(shape):
+            if s != 1:
+                p *= s
+                out.append(p)
+        return out
+
+    bounds = sorted({1, *cuts(a), *cuts(b)})
+    if any(hi % lo for lo, hi in zip(bounds, bounds[1:])):
+        return None
+    refined = tuple(hi // lo for lo, hi in reversed(list(zip(bounds, bounds[1:]))))
+    # refinement dim k spans the suffix products bounds[m-1-k] .. bounds[m-k] (m = len(refined))
+    at = {p: len(refined) - i for i, p in enumerate(bounds)}   # suffix product -> first dim inside it
+
+    def runs(shape: tuple[int, ...]) -> list[list[int]]:
+        out, p = [], 1
+        for s in reversed(shape):
+            if s == 1:
+                out.append([])
+                continue
+            out.append(list(range(at[p * s], at[p])))
+            p *= s
+        return list(reversed(out))
+
+    return refined, runs(a), runs(b)
+
+
+def _i(v: int) -> Expr:
+    return Expr.const(int(v), _I64)
+
+
+def _coordinate(e: int, runs_want: list[list[int]], runs_run: list[list[int]], refined: tuple[int, ...]) -> Expr:
+    """The index along dim ``e`` of one domain (``runs_want``: its dims' runs of refinement dims)
+    of the current element of the domain the kernel runs over (``runs_run``): each refinement
+    coordinate taken from the running dim that holds it (``index(d)`` divided by the refinement
+    extents inside it, modulo its own extent), weighted by the wanted dim's extents after it."""
+    owner = {k: (d, run) for d, run in enumerate(runs_run) for k in run}
+    out: Expr | None = None
+    for k in runs_want[e]:
+        d, run = owner[k]
+        inner = math.prod(refined[x] for x in run if x > k)
+        c = Expr.index(d)
+        if inner > 1:
+            c = Expr.call("floordiv", c, _i(inner))
+        if k != run[0]:
+            c = Expr.call("remainder", c, _i(refined[k]))
+        weight = math.prod(refined[x] for x in runs_want[e] if x > k)
+        term = c if weight == 1 else Expr.call("mul", c, _i(weight))
+        out = term if out is None else Expr.call("add", out, term)
+    assert out is not None, "a dim of extent 1 has no coordinate"
+    return out
+
+
+def _plain_shape(v: Value, shape: tuple[int, ...], runs_want: list[list[int]], runs_run: list[list[int]],
+                 refined: tuple[int, ...], domain: tuple[int, ...]) -> tuple[int, ...] | None:
+    """``v`` (broadcast right-aligned to ``shape``, the domain it was read over, whose dims have
+    the refinement runs ``runs_want``) as a shape aligned to the running ``domain`` (runs
+    ``runs_run``), when every running dim is all full or all broadcast for it; else None (it is
+    then gathered)."""
+    full = (1,) * (len(shape) - len(v.shape)) + tuple(v.shape)
+    covered = {k for e, run in enumerate(runs_want) if full[e] != 1 for k in run}
+    out = []
+    for d, run in enumerate(runs_run):
+        inside = {k in covered for k in run}
+        if len(inside) > 1:
+            return None
+        out.append(domain[d] if inside == {True} else 1)
+    return tuple(out)
+
+
+def _reads(step: Step) -> list[str]:
+    """Names of the values a step reads."""
+    from akg_rag.lower.execute import region_values
+
+    if isinstance(step, KernelStep):
+        written = {o.value.name for o in step.region.outputs}
+        return [v.name for v in region_values(step.region) if v.name not in written]
+    if isinstance(step, ViewStep):
+        return [step.src.name]
+    if isinstance(step, FallbackStep):
+        out: list[str] = []
+
+        def walk(x: object) -> None:
+            if isinstance(x, Value):
+                out.append(x.name)
+            elif isinstance(x, (list, tuple)):
+                for y in x:
+                    walk(y)
+            elif isinstance(x, dict):
+                for y in x.values():
+                    walk(y)
+
+        walk(step.args)
+        walk(step.kwargs)
+        return out
+    return []
+
+
+def _writes(step: Step) -> list[str]:
+    if isinstance(step, KernelStep):
+        return [o.value.name for o in step.region.outputs]
+    if isinstance(step, ViewStep):
+        return [step.out.name]
+    if isinstance(step, FallbackStep):
+        return [v.name for v in step.outs]
+    return []
+
+
+class _Plan:
+    """One fusable pair: producer step ``i``, consumer step ``j``, the producer's output the chain
+    of views ``chain`` turns into the consumer's input ``last``, the host views moved before
+    ``i``, and where the merged kernel goes (``i`` or ``j``)."""
+
+    def __init__(self, i: int, j: int, out: Output, chain: list[int], last: str, moved: list[int],
+                 at: int) -> None:
+        self.i, self.j, self.out, self.chain, self.last, self.moved, self.at = i, j, out, chain, last, moved, at
+
+
+def _find(steps: list[Step], outputs: set[str], keep: frozenset[str]) -> _Plan | None:
+    """The first fusable producer/consumer pair of ``steps`` (module doc), or None."""
+    producer: dict[str, int] = {}
+    readers: dict[str, list[int]] = {}
+    for k, st in enumerate(steps):
+        for name in _writes(st):
+            producer[name] = k
+        for name in _reads(st):
+            readers.setdefault(name, []).append(k)
+    for i, st in enumerate(steps):
+        if not isinstance(st, KernelStep) or st.name in keep or \
+                not isinstance(st.region, (PointwiseRegion, ReductionRegion)):
+            continue
+        for out in st.region.outputs:
+            if out.domain != "full" or out.value.name in outputs:
+                continue
+            chain, name = [], out.value.name
+            while len(readers.get(name, [])) == 1:
+                nxt = steps[readers[name][0]]
+                if not isinstance(nxt, ViewStep) or nxt.op not in _RESHAPES or nxt.out.name in outputs:
+                    break
+                chain.append(readers[name][0])
+                name = nxt.out.name
+            users = readers.get(name, [])
+            if not chain or len(users) != 1:
+                continue
+            j = users[0]
+            cons = steps[j]
+            if not isinstance(cons, KernelStep) or cons.name in keep or not isinstance(cons.region, PointwiseRegion):
+                continue
+            plan = _place(steps, i, j, out, chain, name, producer, readers)
+            if plan is not None:
+                return plan
+    return None
+
+
+def _place(steps: list[Step], i: int, j: int, out: Output, chain: list[int], last: str,
+           producer: dict[str, int], readers: dict[str, list[int]]) -> _Plan | None:
+    """The pair as a plan when the domains have a common refinement and the merged kernel has a
+    place (module doc)."""
+    ra, rb = steps[i].region, steps[j].region
+    if refine(ra.shape, rb.shape) is None:
+        return None
+    moved: list[int] = []
+    early = True
+    for v in rb.inputs:
+        if v.name == last:
+            continue
+        k = producer.get(v.name)
+        path = []
+        while k is not None and k > i:   # made after the producer: only host views of earlier values move up
+            st = steps[k]
+            if not isinstance(st, ViewStep):
+                early = False
+                break
+            path.append(k)
+            k = producer.get(st.src.name)
+        if k == i:
+            return None
+        moved += path
+    if early:
+        return _Plan(i, j, out, chain, last, sorted(set(moved)), i)
+    others = [o.value.name for o in ra.outputs if o is not out]
+    if any(k <= j for name in others for k in readers.get(name, [])):
+        return None
+    return _Plan(i, j, out, chain, last, [], j)
+
+
+def _fuse(steps: list[Step], plan: _Plan, new_value: Callable[[str, tuple[int, ...], str], Value],
+          strided: set[str]) -> list[Step]:
+    """``steps`` with the consumer's outputs computed in the producer's region (module doc)."""
+    a, b = steps[plan.i], steps[plan.j]
+    ra, rb = a.region, b.region
+    refined, runs_a, runs_b = refine(ra.shape, rb.shape)  # type: ignore[misc]
+    before: list[Step] = [steps[k] for k in plan.moved]
+    inputs = list(ra.inputs)
+    rename: dict[str, str] = {}
+    inline: dict[str, Expr] = {plan.last: plan.out.expr}
+    for v in rb.inputs:
+        if v.name == plan.last or v.name in inline:
+            continue
+        plain = None if v.name in strided else _plain_shape(v, rb.shape, runs_b, runs_a, refined, ra.shape)
+        if plain is not None:
+            m = new_value(f"{v.name}_p", plain, v.dtype)
+            before.append(ViewStep(out=m, src=v, op="reshape", args=(plain,)))
+            rename[v.name] = m.name
+            inputs.append(m)
+            continue
+        off = len(rb.shape) - len(v.shape)
+        idx = [_i(0) if s == 1 else _coordinate(off + j, runs_b, runs_a, refined) for j, s in enumerate(v.shape)]
+        inline[v.name] = Expr.gather(v.name, idx)
+        if all(x.name != v.name for x in inputs):
+            inputs.append(v)
+    after: list[Step] = []
+    outputs = [o for o in ra.outputs if o is not plan.out]
+    for o in rb.outputs:
+        m = new_value(f"{o.value.name}_p", tuple(ra.shape), o.value.dtype)
+        outputs.append(Output(m, renamed(o.expr, rename, inline), "full"))
+        after.append(ViewStep(out=o.value, src=m, op="reshape", args=(tuple(o.value.shape),)))
+    if isinstance(ra, ReductionRegion):
+        region = ReductionRegion(inputs=inputs, shape=ra.shape, dims=ra.dims, reductions=ra.reductions,
+                                 outputs=outputs)
+    else:
+        region = PointwiseRegion(inputs=inputs, outputs=outputs, shape=ra.shape)
+    gone = set(plan.moved) | set(plan.chain) | {plan.i, plan.j}
+    head = [st for k, st in enumerate(steps[:plan.at]) if k not in gone]
+    tail = [st for k, st in enumerate(steps[plan.at + 1:], start=plan.at + 1) if k not in gone]
+    return head + before + [KernelStep(region=region, name=a.name)] + after + tail
+
+
+def _find_prologue(steps: list[Step], outputs: set[str], keep: frozenset[str]) -> tuple[int, int, list[int], str] | None:
+    """The first pointwise step ``i`` whose one output reaches reduction step ``j`` only through
+    reshapes (ending at the value ``last`` that ``j`` reads plainly), with a common refinement:
+    (i, j, the chain, last), or None."""
+    readers: dict[str, list[int]] = {}
+    for k, st in enumerate(steps):
+        for name in _reads(st):
+            readers.setdefault(name, []).append(k)
+    for i, st in enumerate(steps):
+        if not isinstance(st, KernelStep) or st.name in keep or not isinstance(st.region, PointwiseRegion) or \
+                len(st.region.outputs) != 1 or st.region.outputs[0].value.name in outputs:
+            continue
+        chain, name = [], st.region.outputs[0].value.name
+        while len(readers.get(name, [])) == 1:
+            nxt = steps[readers[name][0]]
+            if not isinstance(nxt, ViewStep) or nxt.op not in _RESHAPES or nxt.out.name in outputs:
+                break
+            chain.append(readers[name][0])
+            name = nxt.out.name
+        users = readers.get(name, [])
+        if not chain or len(users) != 1:
+            continue
+        j = users[0]
+        cons = steps[j]
+        if not isinstance(cons, KernelStep) or cons.name in keep or not isinstance(cons.region, ReductionRegion):
+            continue
+        exprs = [o.expr for o in cons.region.outputs] + [r.expr for r in cons.region.reductions]
+        if name not in plain_inputs(exprs) or any(name in _gathered(e) for e in exprs):
+            continue
+        if refine(cons.region.shape, st.region.shape) is not None:
+            return i, j, chain, name
+    return None
+
+
+def _gathered(e: Expr) -> set[str]:
+    """Names of the inputs ``e`` reads through a gather."""
+    out = {e.ref} if e.op == "gather" else set()
+    for a in e.args:
+        out |= _gathered(a)
+    return out
+
+
+def _at(e: Expr, read: Callable[[Expr], Expr | None], coord: Callable[[int], Expr]) -> Expr:
+    """``e`` (an expression over one domain) evaluated at another domain's element: each input
+    leaf becomes ``read(leaf)`` (None: kept), each ``index(d)`` becomes ``coord(d)``."""
+    if e.op == "input":
+        return read(e) or e
+    if e.op == "index":
+        return coord(int(e.value))  # type: ignore[arg-type]
+    if not e.args:
+        return e
+    return Expr(e.op, args=tuple(_at(a, read, coord) for a in e.args), ref=e.ref, value=e.value, dtype=e.dtype)
+
+
+def _fuse_prologue(steps: list[Step], found: tuple[int, int, list[int], str],
+                   new_value: Callable[[str, tuple[int, ...], str], Value], strided: set[str]) -> list[Step]:
+    """``steps`` with pointwise step ``i`` evaluated inside reduction step ``j`` (module doc)."""
+    i, j, chain, last = found
+    p, c = steps[i].region, steps[j].region
+    refined, runs_c, runs_p = refine(c.shape, p.shape)  # type: ignore[misc]
+    before: list[Step] = []
+    inputs = [v for v in c.inputs if v.name != last]
+    reads: dict[str, Expr] = {}
+    for v in p.inputs:
+        plain = None if v.name in strided else _plain_shape(v, p.shape, runs_p, runs_c, refined, c.shape)
+        if plain is not None:
+            m = new_value(f"{v.name}_q", plain, v.dtype)
+            before.append(ViewStep(out=m, src=v, op="reshape", args=(plain,)))
+            reads[v.name] = Expr.input(m.name)
+            inputs.append(m)
+            continue
+        off = len(p.shape) - len(v.shape)
+        idx = [_i(0) if s == 1 else _coordinate(off + k, runs_p, runs_c, refined) for k, s in enumerate(v.shape)]
+        reads[v.name] = Expr.gather(v.name, idx)
+        if all(x.name != v.name for x in inputs):
+            inputs.append(v)
+    coord = lambda d: _coordinate(d, runs_p, runs_c, refined)  # noqa: E731 - p's dim d at c's element
+    value = _at(p.outputs[0].expr, lambda leaf: reads.get(leaf.ref), coord)  # type: ignore[arg-type]
+    inline = {last: value}
+    region = ReductionRegion(inputs=inputs, shape=c.shape, dims=c.dims,
+                             reductions=[Reduction(r.name, r.kind, renamed(r.expr, {}, inline)) for r in c.reductions],
+                             outputs=[Output(o.value, renamed(o.expr, {}, inline), o.domain) for o in c.outputs])
+    gone = set(chain) | {i, j}
+    head = [st for k, st in enumerate(steps[:j]) if k not in gone]
+    return head + before + [KernelStep(region=region, name=steps[j].name)] + steps[j + 1:]
+
+
+def fuse_reshaped(program: Program, keep: frozenset[str] = frozenset()) -> Program:
+    """``program`` with every fusable pair (module doc) merged, repeatedly (a chain of reshaped
+    pointwise steps collapses into its first region); the kernels named in ``keep`` (given
+    sketches of their own) stay as they are. The merged kernel keeps the producer's name; new
+    values get unused names."""
+    from akg_rag.lower.execute import region_values
+
+    taken = {v.name for v in program.inputs} | {v.name for v in program.params.values()} | set(program.constants)
+    for st in program.steps:
+        if isinstance(st, KernelStep):
+            taken |= {v.name for v in region_values(st.region)}
+        taken |= set(_writes(st)) | set(_reads(st))
+
+    def new_value(base: str, shape: tuple[int, ...], dtype: str) -> Value:
+        name, k = base, 1
+        while name in taken:
+            name, k = f"{base}_{k}", k + 1
+        taken.add(name)
+        return Value(name, tuple(shape), dtype)
+
+    steps = list(program.steps)
+    outputs = {v.name for v in program.outputs}
+    while True:
+        if (plan := _find(steps, outputs, keep)) is not None:
+            steps = _fuse(steps, plan, new_value, strided_values(steps))
+        elif (found := _find_prologue(steps, outputs, keep)) is not None:
+            steps = _fuse_prologue(steps, found, new_value, strided_values(steps))
+        else:
+            break
+    return Program(inputs=program.inputs, params=program.params, constants=program.constants,
+                   steps=steps, outputs=program.outputs, returns_tuple=program.returns_tuple)
