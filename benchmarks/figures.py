@@ -14,7 +14,12 @@ from __future__ import annotations
 import math
 from typing import Any, Iterable
 
-HEADER = ["problem", "kind", "status", "partial", "x eager", "x compile", "cand ms", "note"]
+HEADER = ["problem", "kind", "status", "partial", "x eager", "x compile", "cand ms", "% roofline", "GB/s", "note"]
+
+# H200 datasheet peaks the verifier's roofline uses (akg_rag.verify.roofline): HBM bytes/s and
+# fp32 FLOP/s without tensor cores; a row whose bytes term of the floor is the larger is memory-bound
+PEAK_BYTES_PER_S = 4.8e12
+PEAK_FP32_FLOPS = 67e12
 
 
 # timing fields a row keeps when the verifier filled them: the clock, the intervals, CUDA-graph replay
@@ -72,9 +77,42 @@ def table_row(key: str, r: dict) -> list[str]:
     note = ",".join(r.get("guards") or []) or (r.get("partial_ops") and "torch: " + ",".join(r["partial_ops"])) or ""
     if r.get("status") != "correct" and r.get("feedback"):
         note = r["feedback"].splitlines()[0][:90]
-    ms = r.get("candidate_ms") if r.get("status") == "correct" else None
+    ok = r.get("status") == "correct"
+    ms = r.get("candidate_ms") if ok else None
+    roof = r.get("roofline") if ok else None
+    gbps = r.get("achieved_gbps") if ok else None
     return [key, r.get("kind", "-"), r.get("status", "-"), "yes" if r.get("partial") else "",
-            f"{se:.2f}" if se else "-", f"{sc:.2f}" if sc else "-", f"{ms:.4g}" if ms else "-", note]
+            f"{se:.2f}" if se else "-", f"{sc:.2f}" if sc else "-", f"{ms:.4g}" if ms else "-",
+            f"{100 * roof:.0f}" if roof else "-", f"{gbps:.0f}" if gbps else "-", note]
+
+
+def memory_bound(row: dict) -> bool | None:
+    """Whether a correct, timed row's roofline floor is moving its bytes (True) or its FLOPs
+    (False), from its achieved rates against the datasheet peaks; None without them."""
+    gbps, tflops = row.get("achieved_gbps"), row.get("achieved_tflops")
+    if row.get("status") != "correct" or not gbps:
+        return None
+    return gbps * 1e9 / PEAK_BYTES_PER_S >= (tflops or 0.0) * 1e12 / PEAK_FP32_FLOPS
+
+
+def bandwidth_figures(rows: list[dict], copy_gbps: float, target: float = 0.8) -> dict:
+    """Of the memory-bound rows: how many, the median achieved fraction of ``copy_gbps`` (a
+    measured device-to-device copy, read plus write), and how many reach ``target`` of it."""
+    fracs = sorted(r["achieved_gbps"] / copy_gbps for r in rows if memory_bound(r))
+    median = None
+    if fracs:
+        mid = len(fracs) // 2
+        median = fracs[mid] if len(fracs) % 2 else (fracs[mid - 1] + fracs[mid]) / 2
+    return {"memory_bound": len(fracs), "median_of_copy": median,
+            "at_target": sum(f >= target for f in fracs), "target": target, "copy_gbps": copy_gbps}
+
+
+def bandwidth_line(name: str, b: dict) -> str:
+    """One line of :func:`bandwidth_figures`."""
+    if not b["memory_bound"]:
+        return f"{name}: no timed memory-bound row"
+    return (f"{name}: {b['memory_bound']} timed memory-bound rows, median {100 * b['median_of_copy']:.0f}% of "
+            f"the {b['copy_gbps']:.0f} GB/s copy, {b['at_target']} at >= {100 * b['target']:.0f}%")
 
 
 def render_table(rows: list[list[str]]) -> str:

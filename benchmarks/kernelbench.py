@@ -43,11 +43,13 @@ import traceback
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # figures.py, when imported by path
-from figures import HEADER, figures_line, render_table, result_row, score, table_row  # noqa: E402
+from figures import (HEADER, bandwidth_figures, bandwidth_line, figures_line, render_table,  # noqa: E402
+                     result_row, score, table_row)
 import compile_baseline  # noqa: E402
 from compile_baseline import anchored, baseline_rows  # noqa: E402
 
 KINDS = ("lowered", "library", "reused")
+COPY_GBPS = 4203.7   # GB/s, read + write: the H200's measured device-to-device copy (docs/results/h200/hw_probe.json)
 # the kinds each report mode scores (the faster correct one per problem)
 MODE_KINDS = {"lower": ("lowered", "library"), "normal": KINDS}
 
@@ -343,29 +345,41 @@ def _pick(rows: dict[str, dict], mode: str) -> dict:
     return next((rows[k] for k in kinds if k in rows), None) or next(iter(rows.values()))
 
 
-def summary(by: dict[str, dict[str, dict]], mode: str,
-            bases: dict[str, dict] | None = None) -> tuple[list[list[str]], dict]:
+def summary(by: dict[str, dict[str, dict]], mode: str, bases: dict[str, dict] | None = None,
+            exclude: list[str] | None = None, copy_gbps: float = COPY_GBPS) -> tuple[list[list[str]], dict]:
     """Per-problem rows and per-level figures; a failure counts as 1.0x in the geometric means.
-    ``bases`` (compile baselines by problem) fill in eager-anchored compile figures."""
+    ``bases`` (compile baselines by problem) fill in eager-anchored compile figures; problems
+    matching an ``exclude`` pattern (fnmatch on ``level1/50_conv...``) are left out of both. Each
+    level's figures carry its memory-bound rows' bandwidth against ``copy_gbps``."""
+    import fnmatch
+
     rows = [list(HEADER)]
     levels: dict[int, list[dict]] = {}
     for key in sorted(by, key=lambda k: (k.split("/")[0], int(k.split("/")[1].split("_")[0]))):
+        if any(fnmatch.fnmatch(key, pat) for pat in exclude or ()):
+            continue
         r = anchored(_pick(by[key], mode), (bases or {}).get(key))
         levels.setdefault(int(r.get("level", key[5])), []).append(r)
         rows.append(table_row(key, r))
     figures = {f"level{k}": score(v) for k, v in sorted(levels.items())}
     for k, v in sorted(levels.items()):
         figures[f"level{k}"]["compile_anchored"] = sum(r.get("compile_method") == "eager-anchored" for r in v)
+        figures[f"level{k}"]["bandwidth"] = bandwidth_figures(v, copy_gbps)
     return rows, figures
 
 
 def report(args: argparse.Namespace) -> int:
     """Print (and optionally write) the per-problem table and the per-level figures."""
+    import fnmatch
+
     by = _load(args.results)
     bases = baseline_rows(args.baselines)
-    rows, figures = summary(by, args.mode, bases)
+    rows, figures = summary(by, args.mode, bases, args.exclude, args.copy_gbps)
     table = render_table(rows)
     lines = [f"mode: {args.mode}"] + [figures_line(lv, f) for lv, f in figures.items()]
+    lines += [bandwidth_line(lv, f["bandwidth"]) for lv, f in figures.items()]
+    if args.exclude:
+        lines.append(f"left out: problems matching {' '.join(args.exclude)}")
     if bases:
         n = sum(f.get("compile_anchored", 0) for f in figures.values())
         lines.append(f"torch.compile figures of {n} problem(s) eager-anchored (speedup_eager x compile_ms / "
@@ -376,7 +390,8 @@ def report(args: argparse.Namespace) -> int:
     if args.markdown:
         Path(args.markdown).write_text(f"{text}\n\n{table}\n")
     if args.plot:
-        _plot(by, args.mode, figures, args.plot, bases)
+        _plot({k: v for k, v in by.items() if not any(fnmatch.fnmatch(k, p) for p in args.exclude or ())},
+              args.mode, figures, args.plot, bases)
         print(f"plot: {args.plot}")
     if args.json:
         print(json.dumps(figures, indent=1))
@@ -460,6 +475,11 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--plot", default=None, metavar="OUT.svg", help="speedup distribution per level (SVG)")
     c.add_argument("--baselines", nargs="+", default=None, metavar="FILE",
                    help="`baselines` results: eager-anchored compile figures for rows timed without compile")
+    c.add_argument("--exclude", nargs="+", default=None, metavar="PATTERN",
+                   help="leave out problems matching these fnmatch patterns, e.g. 'level1/*conv*'")
+    c.add_argument("--copy-gbps", type=float, default=COPY_GBPS,
+                   help="device-to-device copy bandwidth the memory-bound rows are measured against "
+                        f"(default {COPY_GBPS:.0f}: the H200's, docs/results/h200/hw_probe.json)")
     c.set_defaults(func=report)
     d = sub.add_parser("baselines", help="torch.compile against eager per problem, no candidate (resumable)")
     d.add_argument("kb")
