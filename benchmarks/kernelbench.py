@@ -278,17 +278,17 @@ def offline(args: argparse.Namespace) -> int:
     env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parents[1]), env.get("PYTHONPATH", "")])
     print(f"{len(todo)} candidates to compile for sm_{args.arch}", flush=True)
     for key, kind, level, task, cand in todo:
+        if not cand.is_file():   # no candidate of this kind (a task without a library form): nothing to compile
+            print(f"{key} {kind}: no candidate", flush=True)
+            continue
         row = {"problem": key, "kind": kind, "level": level, "arch": args.arch}
-        if not cand.is_file():
-            row["error"] = "missing"
-        else:
-            run = subprocess.run([sys.executable, "-m", "akg_rag.lower.offline", str(task), str(cand), "--json",
-                                  "--arch", str(args.arch)], capture_output=True, text=True, env=env,
-                                 timeout=args.timeout)
-            try:
-                row["launches"] = json.loads(run.stdout)
-            except json.JSONDecodeError:
-                row["error"] = (run.stderr.strip() or run.stdout.strip() or f"exit {run.returncode}")[-800:]
+        run = subprocess.run([sys.executable, "-m", "akg_rag.lower.offline", str(task), str(cand), "--json",
+                              "--arch", str(args.arch)], capture_output=True, text=True, env=env,
+                             timeout=args.timeout)
+        try:
+            row["launches"] = json.loads(run.stdout)
+        except json.JSONDecodeError:
+            row["error"] = (run.stderr.strip() or run.stdout.strip() or f"exit {run.returncode}")[-800:]
         with results.open("a") as f:
             f.write(json.dumps(row) + "\n")
         spills = [ln for ln in row.get("launches", []) if ln.get("spill_bytes")]
@@ -298,7 +298,7 @@ def offline(args: argparse.Namespace) -> int:
     launches = [(r["problem"], ln) for r in rows for ln in r.get("launches", [])]
     spilling = [(p, ln) for p, ln in launches if ln.get("spill_bytes")]
     failed = [r["problem"] for r in rows if r.get("error")] + [p for p, ln in launches if ln.get("error")]
-    print(f"{len(rows)} candidates, {len(launches)} launches; {len(spilling)} spill registers; "
+    print(f"{len(rows)} candidates, {len(launches)} launches; {len(spilling)} spilling; "
           f"{len(failed)} failed to compile")
     for p, ln in spilling:
         print(f"  {p}: {ln['kernel']} {ln['num_warps']} warps, {ln['registers']} registers, "

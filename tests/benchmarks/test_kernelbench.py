@@ -68,6 +68,20 @@ def _row(problem: str, kind: str, status: str, eager: float | None = None, parti
     return row
 
 
+def test_offline_says_no_candidate_for_a_missing_kind_and_counts_no_failure(kb_bench, kb, tmp_path, capsys):
+    """A task without a library form has nothing to compile: no row, no failure in the totals."""
+    (kb / "level2" / "1_linear_gelu.py").unlink()
+    cands, results = tmp_path / "cands", tmp_path / "off.jsonl"
+    kb_bench.main(["prepare", str(kb), "--levels", "2", "--out", str(cands)])
+    capsys.readouterr()
+    assert kb_bench.main(["offline", str(kb), str(cands), "--levels", "2", "--kinds", "library",
+                          "--results", str(results)]) == 0
+    out = capsys.readouterr().out
+    assert "level2/2_matmul library: no candidate" in out
+    assert "0 candidates, 0 launches; 0 spilling; 0 failed to compile" in out
+    assert not results.exists() or not results.read_text().strip()
+
+
 def test_report_modes_pick_the_faster_correct_kind(kb_bench):
     by = {
         # the library form is faster: it wins in both modes, counted partial and library
