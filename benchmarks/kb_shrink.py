@@ -84,11 +84,12 @@ def _step(path: Path, source: str, slots: list[Slot], values: dict[str, int], ke
     """Halve the slots ``keys`` together (equal values move as one group); on a failed meta run,
     retry group by group, freezing the groups that fail. None when nothing moved."""
     floor = {s.key: (2 if s.batch_like else FLOOR) for s in slots}
+    batch = {s.key for s in slots if s.batch_like}
 
     def moved(group: list[str]) -> dict[str, int] | None:
         new = dict(values)
         for k in group:
-            h = halve(values[k], divisors, floor[k])
+            h = halve(values[k], divisors, floor[k], stay_above=k not in batch)
             if h is None:
                 frozen.add(k)
                 return None

@@ -195,15 +195,20 @@ def kept_divisors(slots: list[Slot]) -> set[int]:
     return {s.value for s in slots if not s.shrinkable and s.value > 1}
 
 
-def halve(value: int, divisors: set[int], floor: int = FLOOR) -> int | None:
+def halve(value: int, divisors: set[int], floor: int = FLOOR, stay_above: bool = True) -> int | None:
     """About half of ``value``: same parity and, for every kept ``g``, a multiple of ``g`` exactly
     when ``value`` is. Searched from ``value // 2`` down to ``value // 4``; when nothing fits, the
     'not a multiple' half of the rule goes, then every ``g`` but parity (the meta run then says
     whether the size had to be a multiple); None when nothing fits at all or the result would
-    fall below ``floor``."""
+    fall below ``floor``. With ``stay_above`` (every size but a batch) a size that is several
+    times a kept ``g`` stays above it under every rule: channels split into groups keep several
+    per group, a length several pooling windows long keeps several (shrunk onto ``g`` the problem
+    would change its nature: a group norm of one channel per group normalises every value to its
+    bias)."""
     must = {g for g in divisors | {2} if value % g == 0}
     must_not = {g for g in divisors | {2} if value % g}
-    lo = max(floor, value // 4)
+    above = max((g for g in divisors if value % g == 0 and value > g), default=0) if stay_above else 0
+    lo = max(floor, value // 4, above + 1)
     for need, avoid in ((must, must_not), (must, set()), ({2} & must, {2} & must_not)):
         for c in range(value // 2, lo - 1, -1):
             if all(c % g == 0 for g in need) and all(c % g for g in avoid):

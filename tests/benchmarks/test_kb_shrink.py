@@ -129,6 +129,15 @@ def test_halving_keeps_parity_and_divisibility(rules):
     assert rules.halve(64, {8}, floor=2) == 32 and rules.halve(8, {8}, floor=2) == 4
 
 
+def test_a_size_several_times_a_kept_integer_stays_above_it(rules):
+    """8192 channels in 256 groups shrink, but never onto 256 (one channel per group: a group
+    norm would then return its bias whatever the input)."""
+    assert rules.halve(8192, {256}) == 4096
+    assert rules.halve(1024, {256}) == 512
+    assert rules.halve(512, {256}) is None
+    assert rules.halve(24, {3, 8}) == 12 and rules.halve(16, {8}) is None
+
+
 def test_render_changes_only_the_literals(rules):
     slots = rules.find_slots(INLINE_AND_AXIS)
     values = {s.key: (s.value // 7 if s.shrinkable else s.value) for s in slots}
