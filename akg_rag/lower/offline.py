@@ -8,9 +8,10 @@ launch would, and reports per launch: grid, warps, stages, registers and spill b
 -v``), and the loads (how many, how many vectorised, the thread layout of each tile).
 
 What it tells before any GPU time is spent: a kernel that spills at its default tunables, a tile
-whose warps walk a strided dim, a load that could be vectorised and is not. What it cannot tell:
-speed. Needs Triton with its NVIDIA backend (the wheel bundles ptxas); ``TRITON_INTERPRET`` must be
-unset (the interpreter replaces the compiler).
+whose warps walk a strided dim, a load that could be vectorised and is not, a launch that needs
+more shared memory than the architecture gives a block (reported as an error: it would fail to
+launch there). What it cannot tell: speed. Needs Triton with its NVIDIA backend (the wheel
+bundles ptxas); ``TRITON_INTERPRET`` must be unset (the interpreter replaces the compiler).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+# shared memory one block may use, bytes (opt-in maximum): sm_80 163 KiB, sm_89 99 KiB, sm_90 227 KiB
+SHARED_LIMIT = {80: 166912, 86: 101376, 89: 101376, 90: 232448}
 DTYPES = {"float32": "*fp32", "float16": "*fp16", "bfloat16": "*bf16", "float64": "*fp64",
           "int64": "*i64", "int32": "*i32", "int16": "*i16", "int8": "*i8", "uint8": "*u8", "bool": "*i1"}
 
@@ -45,6 +48,7 @@ class LaunchReport:
     vector_loads: int = 0           # of which 8 or 16 bytes wide (.v2 / .v4, cp.async of 8 / 16)
     load_layouts: list[str] = field(default_factory=list)   # TTGIR layout of each tile load
     mma: int = 0                    # tensor-core instructions in the PTX (wgmma, mma.sync)
+    shared_bytes: int = 0           # shared memory one program needs (Triton's pipeline buffers and scratch)
     error: str = ""
 
 
@@ -150,6 +154,11 @@ def _compile(launch: _Launch, arch: int) -> LaunchReport:
     layouts = dict(re.findall(r"^(#\w+) = (#ttg\.\w+<.*>)$", ttgir, re.M))
     rep.load_layouts = [layouts.get(m, m) for m in re.findall(r"tt\.load .*?: tensor<.*?, (#\w+)>", ttgir)]
     rep.registers, rep.spill_bytes = _ptxas(ptx, arch)
+    rep.shared_bytes = int(getattr(compiled.metadata, "shared", 0) or 0)
+    limit = SHARED_LIMIT.get(arch)
+    if limit is not None and rep.shared_bytes > limit:
+        # the launch would fail with "out of resource: shared memory" on the device
+        rep.error = f"needs {rep.shared_bytes} bytes of shared memory per program; sm_{arch} allows {limit}"
     return rep
 
 
@@ -180,7 +189,8 @@ def _line(r: LaunchReport) -> str:
     warps = ", ".join(sorted({re.sub(r"^#ttg\.blocked<\{(.*)\}>$", r"\1", lay) for lay in r.load_layouts}))
     flag = "  SPILLS" if r.spill_bytes else ""
     return (f"{r.kernel}: grid {r.grid}, {r.num_warps} warps, {r.num_stages} stages; {r.registers} registers, "
-            f"{r.spill_bytes} bytes spilled{flag}; {r.loads} global loads, {r.vector_loads} vectorised"
+            f"{r.spill_bytes} bytes spilled{flag}; {r.shared_bytes} bytes of shared memory; "
+            f"{r.loads} global loads, {r.vector_loads} vectorised"
             + (f"; {r.mma} tensor-core instructions" if r.mma else "")
             + (f"\n    load layouts: {warps}" if warps else ""))
 

@@ -98,6 +98,7 @@ def test_the_lowered_candidates_launches_compile_for_sm90_without_spilling(files
     assert gemm["num_warps"] == 8 and gemm["registers"] > 0 and gemm["spill_bytes"] == 0
     assert gemm["loads"] > 0 and gemm["vector_loads"] == gemm["loads"]   # 16-byte async copies
     assert gemm["mma"] > 0
+    assert 0 < gemm["shared_bytes"] <= 232448          # its pipeline buffers fit a block
 
 
 def test_a_hand_written_wide_dot_on_four_warps_is_reported_spilling(files):
@@ -106,6 +107,21 @@ def test_a_hand_written_wide_dot_on_four_warps_is_reported_spilling(files):
         pytest.skip(f"this Triton cannot compile for NVIDIA offline: {run.stderr[-300:]}")
     assert run.returncode == 0, run.stderr
     assert "mm_kernel: grid [512, 8], 4 warps" in run.stdout and "SPILLS" in run.stdout, run.stdout
+
+
+def test_a_launch_needing_more_shared_memory_than_sm90_has_is_an_error(files):
+    """The same hand-written GEMM with 64 x 64 x 256 f32 tiles over eight pipeline stages needs
+    far more than a block's 227 KiB: on the device it would fail to launch."""
+    big = files / "big_tiles.py"
+    big.write_text((files / "spilling.py").read_text()
+                   .replace("triton.cdiv(M, 128), triton.cdiv(N, 128)", "triton.cdiv(M, 64), triton.cdiv(N, 64)")
+                   .replace("BM=128, BN=128, BK=32, num_warps=4", "BM=64, BN=64, BK=256, num_warps=4, num_stages=8"))
+    run = _offline(str(files / "task.py"), str(big), "--json")
+    if run.returncode != 0 and "backends" in run.stderr:
+        pytest.skip(f"this Triton cannot compile for NVIDIA offline: {run.stderr[-300:]}")
+    assert run.returncode == 1, run.stderr
+    (launch,) = json.loads(run.stdout)
+    assert launch["shared_bytes"] > 232448 and "bytes of shared memory per program; sm_90 allows 232448" in launch["error"]
 
 
 def test_the_interpreter_is_refused_with_one_message(files):
