@@ -161,17 +161,17 @@ def _writes(step: Step) -> list[str]:
 
 
 class _Plan:
-    """One fusable pair: producer step ``i``, consumer step ``j``, the producer's output the chain
-    of views ``chain`` turns into the consumer's input ``last``, the host views moved before
-    ``i``, and where the merged kernel goes (``i`` or ``j``)."""
+    """One fusable pair: producer step ``i``, consumer step ``j``, the producer's output ``out``
+    that the chain of reshapes ``chain`` turns into the consumer's input ``last``, the host views
+    moved before ``i``, and where the merged kernel goes (``i`` or ``j``)."""
 
     def __init__(self, i: int, j: int, out: Output, chain: list[int], last: str, moved: list[int],
                  at: int) -> None:
         self.i, self.j, self.out, self.chain, self.last, self.moved, self.at = i, j, out, chain, last, moved, at
 
 
-def _find(steps: list[Step], outputs: set[str], keep: frozenset[str]) -> _Plan | None:
-    """The first fusable producer/consumer pair of ``steps`` (module doc), or None."""
+def _graph(steps: list[Step]) -> tuple[dict[str, int], dict[str, list[int]]]:
+    """(value -> the step writing it, value -> the steps reading it)."""
     producer: dict[str, int] = {}
     readers: dict[str, list[int]] = {}
     for k, st in enumerate(steps):
@@ -179,6 +179,40 @@ def _find(steps: list[Step], outputs: set[str], keep: frozenset[str]) -> _Plan |
             producer[name] = k
         for name in _reads(st):
             readers.setdefault(name, []).append(k)
+    return producer, readers
+
+
+def _exprs(region: PointwiseRegion | ReductionRegion) -> list[Expr]:
+    return [o.expr for o in region.outputs] + [r.expr for r in getattr(region, "reductions", [])]
+
+
+def _reader(steps: list[Step], readers: dict[str, list[int]], name: str, outputs: set[str],
+            keep: frozenset[str], kind: type) -> tuple[list[int], str, int] | None:
+    """Follow value ``name`` through reshapes that nothing else reads to the one step reading it:
+    (the reshape steps, the value that step reads, its index) when that step is a kernel of
+    region type ``kind``, not kept, reading the value plainly (never through a gather); else None."""
+    chain = []
+    while len(readers.get(name, [])) == 1:
+        nxt = steps[readers[name][0]]
+        if not isinstance(nxt, ViewStep) or nxt.op not in _RESHAPES or nxt.out.name in outputs:
+            break
+        chain.append(readers[name][0])
+        name = nxt.out.name
+    users = readers.get(name, [])
+    if not chain or len(users) != 1:
+        return None
+    cons = steps[users[0]]
+    if not isinstance(cons, KernelStep) or cons.name in keep or not isinstance(cons.region, kind):
+        return None
+    exprs = _exprs(cons.region)
+    if name not in plain_inputs(exprs) or any(name in _gathered(e) for e in exprs):
+        return None
+    return chain, name, users[0]
+
+
+def _find(steps: list[Step], outputs: set[str], keep: frozenset[str]) -> _Plan | None:
+    """The first producer/consumer pair of ``steps`` to merge into the producer (module doc)."""
+    producer, readers = _graph(steps)
     for i, st in enumerate(steps):
         if not isinstance(st, KernelStep) or st.name in keep or \
                 not isinstance(st.region, (PointwiseRegion, ReductionRegion)):
@@ -186,23 +220,11 @@ def _find(steps: list[Step], outputs: set[str], keep: frozenset[str]) -> _Plan |
         for out in st.region.outputs:
             if out.domain != "full" or out.value.name in outputs:
                 continue
-            chain, name = [], out.value.name
-            while len(readers.get(name, [])) == 1:
-                nxt = steps[readers[name][0]]
-                if not isinstance(nxt, ViewStep) or nxt.op not in _RESHAPES or nxt.out.name in outputs:
-                    break
-                chain.append(readers[name][0])
-                name = nxt.out.name
-            users = readers.get(name, [])
-            if not chain or len(users) != 1:
-                continue
-            j = users[0]
-            cons = steps[j]
-            if not isinstance(cons, KernelStep) or cons.name in keep or not isinstance(cons.region, PointwiseRegion):
-                continue
-            plan = _place(steps, i, j, out, chain, name, producer, readers)
-            if plan is not None:
-                return plan
+            found = _reader(steps, readers, out.value.name, outputs, keep, PointwiseRegion)
+            if found is not None:
+                plan = _place(steps, i, found[2], out, found[0], found[1], producer, readers)
+                if plan is not None:
+                    return plan
     return None
 
 
@@ -238,36 +260,57 @@ def _place(steps: list[Step], i: int, j: int, out: Output, chain: list[int], las
     return _Plan(i, j, out, chain, last, [], j)
 
 
+def _operands(region: PointwiseRegion | ReductionRegion, skip: str, runs_want: list[list[int]],
+              runs_run: list[list[int]], refined: tuple[int, ...], domain: tuple[int, ...],
+              strided: set[str], new_value: Callable[[str, tuple[int, ...], str], Value],
+              suffix: str) -> tuple[dict[str, Expr], list[Value], list[Step]]:
+    """How the running region (over ``domain``) reads ``region``'s inputs, but ``skip``: for each
+    plainly read input, an ``input`` leaf of a host reshape to ``domain`` (when every running dim
+    is all full or all broadcast for it, and it is not strided) or a ``gather`` at coordinates
+    computed from the running ones. Returns (input name -> leaf, the inputs the running region
+    needs, the host reshapes); an input the region reads through its own gathers is needed as it is."""
+    reads: dict[str, Expr] = {}
+    inputs: list[Value] = []
+    views: list[Step] = []
+    exprs = _exprs(region)
+    plain, gathered = plain_inputs(exprs), set().union(*(_gathered(e) for e in exprs))
+    for v in region.inputs:
+        if v.name == skip:
+            continue
+        if v.name in gathered:
+            inputs.append(v)
+        if v.name not in plain:
+            continue
+        shape = None if v.name in strided else _plain_shape(v, region.shape, runs_want, runs_run, refined, domain)
+        if shape is not None:
+            m = new_value(f"{v.name}_{suffix}", shape, v.dtype)
+            views.append(ViewStep(out=m, src=v, op="reshape", args=(shape,)))
+            reads[v.name] = Expr.input(m.name)
+            inputs.append(m)
+            continue
+        off = len(region.shape) - len(v.shape)
+        idx = [_i(0) if n == 1 else _coordinate(off + d, runs_want, runs_run, refined) for d, n in enumerate(v.shape)]
+        reads[v.name] = Expr.gather(v.name, idx)
+        if v.name not in gathered:
+            inputs.append(v)
+    return reads, inputs, views
+
+
 def _fuse(steps: list[Step], plan: _Plan, new_value: Callable[[str, tuple[int, ...], str], Value],
           strided: set[str]) -> list[Step]:
     """``steps`` with the consumer's outputs computed in the producer's region (module doc)."""
     a, b = steps[plan.i], steps[plan.j]
     ra, rb = a.region, b.region
     refined, runs_a, runs_b = refine(ra.shape, rb.shape)  # type: ignore[misc]
-    before: list[Step] = [steps[k] for k in plan.moved]
-    inputs = list(ra.inputs)
-    rename: dict[str, str] = {}
-    inline: dict[str, Expr] = {plan.last: plan.out.expr}
-    for v in rb.inputs:
-        if v.name == plan.last or v.name in inline:
-            continue
-        plain = None if v.name in strided else _plain_shape(v, rb.shape, runs_b, runs_a, refined, ra.shape)
-        if plain is not None:
-            m = new_value(f"{v.name}_p", plain, v.dtype)
-            before.append(ViewStep(out=m, src=v, op="reshape", args=(plain,)))
-            rename[v.name] = m.name
-            inputs.append(m)
-            continue
-        off = len(rb.shape) - len(v.shape)
-        idx = [_i(0) if s == 1 else _coordinate(off + j, runs_b, runs_a, refined) for j, s in enumerate(v.shape)]
-        inline[v.name] = Expr.gather(v.name, idx)
-        if all(x.name != v.name for x in inputs):
-            inputs.append(v)
+    reads, extra, views = _operands(rb, plan.last, runs_b, runs_a, refined, ra.shape, strided, new_value, "p")
+    reads[plan.last] = plan.out.expr
+    inputs = list(ra.inputs) + [v for v in extra if all(x.name != v.name for x in ra.inputs)]
+    coord = lambda d: _coordinate(d, runs_b, runs_a, refined)  # noqa: E731 - b's dim d at a's element
     after: list[Step] = []
     outputs = [o for o in ra.outputs if o is not plan.out]
     for o in rb.outputs:
         m = new_value(f"{o.value.name}_p", tuple(ra.shape), o.value.dtype)
-        outputs.append(Output(m, renamed(o.expr, rename, inline), "full"))
+        outputs.append(Output(m, _at(o.expr, lambda leaf: reads.get(leaf.ref), coord), "full"))
         after.append(ViewStep(out=o.value, src=m, op="reshape", args=(tuple(o.value.shape),)))
     if isinstance(ra, ReductionRegion):
         region = ReductionRegion(inputs=inputs, shape=ra.shape, dims=ra.dims, reductions=ra.reductions,
@@ -277,40 +320,22 @@ def _fuse(steps: list[Step], plan: _Plan, new_value: Callable[[str, tuple[int, .
     gone = set(plan.moved) | set(plan.chain) | {plan.i, plan.j}
     head = [st for k, st in enumerate(steps[:plan.at]) if k not in gone]
     tail = [st for k, st in enumerate(steps[plan.at + 1:], start=plan.at + 1) if k not in gone]
-    return head + before + [KernelStep(region=region, name=a.name)] + after + tail
+    moved = [steps[k] for k in plan.moved]
+    return head + moved + views + [KernelStep(region=region, name=a.name)] + after + tail
 
 
 def _find_prologue(steps: list[Step], outputs: set[str], keep: frozenset[str]) -> tuple[int, int, list[int], str] | None:
     """The first pointwise step ``i`` whose one output reaches reduction step ``j`` only through
     reshapes (ending at the value ``last`` that ``j`` reads plainly), with a common refinement:
     (i, j, the chain, last), or None."""
-    readers: dict[str, list[int]] = {}
-    for k, st in enumerate(steps):
-        for name in _reads(st):
-            readers.setdefault(name, []).append(k)
+    _, readers = _graph(steps)
     for i, st in enumerate(steps):
         if not isinstance(st, KernelStep) or st.name in keep or not isinstance(st.region, PointwiseRegion) or \
                 len(st.region.outputs) != 1 or st.region.outputs[0].value.name in outputs:
             continue
-        chain, name = [], st.region.outputs[0].value.name
-        while len(readers.get(name, [])) == 1:
-            nxt = steps[readers[name][0]]
-            if not isinstance(nxt, ViewStep) or nxt.op not in _RESHAPES or nxt.out.name in outputs:
-                break
-            chain.append(readers[name][0])
-            name = nxt.out.name
-        users = readers.get(name, [])
-        if not chain or len(users) != 1:
-            continue
-        j = users[0]
-        cons = steps[j]
-        if not isinstance(cons, KernelStep) or cons.name in keep or not isinstance(cons.region, ReductionRegion):
-            continue
-        exprs = [o.expr for o in cons.region.outputs] + [r.expr for r in cons.region.reductions]
-        if name not in plain_inputs(exprs) or any(name in _gathered(e) for e in exprs):
-            continue
-        if refine(cons.region.shape, st.region.shape) is not None:
-            return i, j, chain, name
+        found = _reader(steps, readers, st.region.outputs[0].value.name, outputs, keep, ReductionRegion)
+        if found is not None and refine(steps[found[2]].region.shape, st.region.shape) is not None:
+            return i, found[2], found[0], found[1]
     return None
 
 
@@ -319,12 +344,13 @@ def _gathered(e: Expr) -> set[str]:
     out = {e.ref} if e.op == "gather" else set()
     for a in e.args:
         out |= _gathered(a)
-    return out
+    return out  # type: ignore[return-value]
 
 
 def _at(e: Expr, read: Callable[[Expr], Expr | None], coord: Callable[[int], Expr]) -> Expr:
     """``e`` (an expression over one domain) evaluated at another domain's element: each input
-    leaf becomes ``read(leaf)`` (None: kept), each ``index(d)`` becomes ``coord(d)``."""
+    leaf becomes ``read(leaf)`` (None: kept), each ``index(d)`` becomes ``coord(d)`` (inside a
+    gather's index expressions too)."""
     if e.op == "input":
         return read(e) or e
     if e.op == "index":
@@ -340,22 +366,9 @@ def _fuse_prologue(steps: list[Step], found: tuple[int, int, list[int], str],
     i, j, chain, last = found
     p, c = steps[i].region, steps[j].region
     refined, runs_c, runs_p = refine(c.shape, p.shape)  # type: ignore[misc]
-    before: list[Step] = []
+    reads, extra, views = _operands(p, "", runs_p, runs_c, refined, c.shape, strided, new_value, "q")
     inputs = [v for v in c.inputs if v.name != last]
-    reads: dict[str, Expr] = {}
-    for v in p.inputs:
-        plain = None if v.name in strided else _plain_shape(v, p.shape, runs_p, runs_c, refined, c.shape)
-        if plain is not None:
-            m = new_value(f"{v.name}_q", plain, v.dtype)
-            before.append(ViewStep(out=m, src=v, op="reshape", args=(plain,)))
-            reads[v.name] = Expr.input(m.name)
-            inputs.append(m)
-            continue
-        off = len(p.shape) - len(v.shape)
-        idx = [_i(0) if s == 1 else _coordinate(off + k, runs_p, runs_c, refined) for k, s in enumerate(v.shape)]
-        reads[v.name] = Expr.gather(v.name, idx)
-        if all(x.name != v.name for x in inputs):
-            inputs.append(v)
+    inputs += [v for v in extra if all(x.name != v.name for x in inputs)]
     coord = lambda d: _coordinate(d, runs_p, runs_c, refined)  # noqa: E731 - p's dim d at c's element
     value = _at(p.outputs[0].expr, lambda leaf: reads.get(leaf.ref), coord)  # type: ignore[arg-type]
     inline = {last: value}
@@ -364,7 +377,7 @@ def _fuse_prologue(steps: list[Step], found: tuple[int, int, list[int], str],
                              outputs=[Output(o.value, renamed(o.expr, {}, inline), o.domain) for o in c.outputs])
     gone = set(chain) | {i, j}
     head = [st for k, st in enumerate(steps[:j]) if k not in gone]
-    return head + before + [KernelStep(region=region, name=steps[j].name)] + steps[j + 1:]
+    return head + views + [KernelStep(region=region, name=steps[j].name)] + steps[j + 1:]
 
 
 def fuse_reshaped(program: Program, keep: frozenset[str] = frozenset()) -> Program:

@@ -93,6 +93,29 @@ def test_a_reshaped_pointwise_chain_becomes_one_kernel(write_task):
     assert_program_matches(path, prog)
 
 
+def test_positions_in_the_consumer_are_taken_from_the_producers_coordinates(write_task):
+    """The consumer's own index leaves (an arange mask) and gathers (a flipped operand) are
+    over its domain: merged, they are computed from the producer's coordinates."""
+    path = write_task(forward_task(
+        "y = (torch.exp(t[0]) + t[2]).reshape(6, 4); return y * (torch.arange(4) < 2) + t[1].flip(0)",
+        "[torch.randn(2, 12), torch.randn(6, 4), torch.randn(2, 1)]"))
+    prog = _planned(path)
+    (k,) = _kernels(prog)
+    assert {"index", "gather"} <= expr_ops(k.region.outputs[0].expr)
+    assert_program_matches(path, prog)
+
+
+def test_positions_in_a_prologue_are_taken_from_the_reductions_coordinates(write_task):
+    """A flipped input before the norm: the producer gathers it at positions over its own
+    domain; as the norm's prologue the gather's indices come from the norm's coordinates."""
+    path = write_task(forward_task("y = torch.sigmoid(t[0].flip(3) * 2.0); return F.group_norm(y, 2)",
+                                   "[torch.randn(2, 6, 5, 7)]"))
+    prog = _planned(path)
+    (k,) = _kernels(prog)
+    assert isinstance(k.region, ReductionRegion) and "gather" in expr_ops(k.region.reductions[0].expr)
+    assert_program_matches(path, prog)
+
+
 def test_a_reduction_output_read_elsewhere_keeps_its_kernel(write_task):
     """The normalised tensor is returned too: it must be stored, and the affine stays apart."""
     path = write_task(forward_task(
