@@ -132,10 +132,9 @@ def renamed(e: Expr, rename: dict[str, str], inline: dict[str, Expr] | None = No
     return Expr(e.op, args=args, ref=ref, value=e.value, dtype=e.dtype)
 
 
-def coalesce_program(program: Program, keep: frozenset[str] = frozenset()) -> Program:
-    """``program`` with its regions coalesced (:func:`coalesce`) but those of the kernels named in
-    ``keep`` (a sketch given for a kernel was written against the region as partitioned); new
-    values get unused names."""
+def value_factory(program: Program) -> Callable[[str, tuple[int, ...], str], Value]:
+    """``new_value(base, shape, dtype)``: a Value named ``base`` (or ``base_1``, ...) that no value
+    of ``program`` and no earlier call has taken, for passes that add values to a program."""
     from akg_rag.lower.execute import region_values
 
     taken = {v.name for v in program.inputs} | {v.name for v in program.params.values()} | set(program.constants)
@@ -154,8 +153,15 @@ def coalesce_program(program: Program, keep: frozenset[str] = frozenset()) -> Pr
         taken.add(name)
         return Value(name, tuple(shape), dtype)
 
+    return new_value
+
+
+def coalesce_program(program: Program, keep: frozenset[str] = frozenset()) -> Program:
+    """``program`` with its regions coalesced (:func:`coalesce`) but those of the kernels named in
+    ``keep`` (a sketch given for a kernel was written against the region as partitioned); new
+    values get unused names."""
     return Program(inputs=program.inputs, params=program.params, constants=program.constants,
-                   steps=coalesce(program.steps, new_value, keep), outputs=program.outputs,
+                   steps=coalesce(program.steps, value_factory(program), keep), outputs=program.outputs,
                    returns_tuple=program.returns_tuple)
 
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from akg_rag.lower.coalesce import renamed, strided_values
+from akg_rag.lower.coalesce import renamed, strided_values, value_factory
 from akg_rag.lower.region import (Expr, FallbackStep, KernelStep, Output, PointwiseRegion, Program, Reduction,
                                   ReductionRegion, Step, Value, ViewStep, plain_inputs)
 
@@ -385,21 +385,7 @@ def fuse_reshaped(program: Program, keep: frozenset[str] = frozenset()) -> Progr
     pointwise steps collapses into its first region); the kernels named in ``keep`` (given
     sketches of their own) stay as they are. The merged kernel keeps the producer's name; new
     values get unused names."""
-    from akg_rag.lower.execute import region_values
-
-    taken = {v.name for v in program.inputs} | {v.name for v in program.params.values()} | set(program.constants)
-    for st in program.steps:
-        if isinstance(st, KernelStep):
-            taken |= {v.name for v in region_values(st.region)}
-        taken |= set(_writes(st)) | set(_reads(st))
-
-    def new_value(base: str, shape: tuple[int, ...], dtype: str) -> Value:
-        name, k = base, 1
-        while name in taken:
-            name, k = f"{base}_{k}", k + 1
-        taken.add(name)
-        return Value(name, tuple(shape), dtype)
-
+    new_value = value_factory(program)
     steps = list(program.steps)
     outputs = {v.name for v in program.outputs}
     while True:

@@ -195,20 +195,17 @@ def test_a_producer_read_twice_is_not_recomputed_by_a_reduction(write_task):
     assert_program_matches(path, prog)
 
 
-@pytest.mark.parametrize("form", ["loop", "split"])
-def test_a_fused_prologue_is_correct_through_the_triton_interpreter(write_task, monkeypatch, form):
+def _reduction_form(monkeypatch, form: str) -> None:
+    """The reduction emitter's split form (few rows over a long extent: chunks, a combine, then
+    the full-domain pass) at test sizes, or its default (loop) form."""
     from akg_rag.lower.emit import reduction
 
     if form == "split":
         monkeypatch.setattr(reduction, "SPLIT_MIN_REDUCED", 64)
         monkeypatch.setattr(reduction, "SPLIT_CHUNK_MIN", 16)
-    path = write_task(forward_task(
-        "y = F.gelu(t[0] * t[1].view(1, -1, 1, 1)); return F.group_norm(y, 3) + t[0]",
-        "[torch.randn(2, 6, 9, 11) * 2 + 1, torch.rand(6) + 0.5]"))
-    _verified(path, "triton")
 
 
-def _verified(path, dsl: str) -> None:
+def _verified(path, dsl: str) -> str:
     """Lower the task to one fused reduction kernel and let the verifier judge it (Triton runs
     under its interpreter here, C++ through load_inline)."""
     from akg_rag.lower.assemble import lower_task
@@ -223,11 +220,7 @@ def _verified(path, dsl: str) -> None:
 
 @pytest.mark.parametrize("form", ["loop", "split"])
 def test_fused_group_norm_is_correct_through_the_triton_interpreter(write_task, monkeypatch, form):
-    from akg_rag.lower.emit import reduction
-
-    if form == "split":   # few rows over a long extent: chunks, a combine, then the full pass
-        monkeypatch.setattr(reduction, "SPLIT_MIN_REDUCED", 64)
-        monkeypatch.setattr(reduction, "SPLIT_CHUNK_MIN", 16)
+    _reduction_form(monkeypatch, form)
     src = _verified(_group_norm(write_task, (2, 6, 9, 11), groups=3), "triton")
     assert ("SPLIT" in src) == (form == "split")
 
@@ -235,3 +228,12 @@ def test_fused_group_norm_is_correct_through_the_triton_interpreter(write_task, 
 @pytest.mark.slow
 def test_fused_group_norm_is_correct_through_cpp(write_task):
     _verified(_group_norm(write_task, (2, 6, 9, 11), groups=3), "cpp")
+
+
+@pytest.mark.parametrize("form", ["loop", "split"])
+def test_a_fused_prologue_is_correct_through_the_triton_interpreter(write_task, monkeypatch, form):
+    _reduction_form(monkeypatch, form)
+    path = write_task(forward_task(
+        "y = F.gelu(t[0] * t[1].view(1, -1, 1, 1)); return F.group_norm(y, 3) + t[0]",
+        "[torch.randn(2, 6, 9, 11) * 2 + 1, torch.rand(6) + 0.5]"))
+    _verified(path, "triton")
