@@ -20,12 +20,21 @@ from akg_rag.lower.emit.common import (
 from akg_rag.lower.region import Expr, GemmRegion, Value
 
 
-def tile_defaults(m: int, n: int, k: int) -> tuple[int, int, int]:
-    """(BM, BN, BK) for the captured sizes: 128x128x32 for large problems, smaller for small ones
-    (tl.dot needs >= 16 on every side)."""
+def tile_defaults(m: int, n: int, k: int, wide: bool = False) -> tuple[int, int, int]:
+    """(BM, BN, BK) for the captured sizes: 128 x 128 x 64 for large problems whose K has no tail
+    of a 64 block, 128 x 128 x 32 otherwise, smaller for small ones (tl.dot needs >= 16 on every
+    side); ``wide`` (8-byte data) keeps BK at 32 beside a 128-wide tile. Measured on the H200
+    (fp32, 128 x 128 tiles, eight warps, three stages, Triton's three TF32 products, which the
+    default DOT_MODE takes for any large f32 GEMM): BK 64 ran level2/12's GEMM (K 8192) in 1.70 ms
+    against 2.05 ms at 32, the batched seed 11% and square 4096 3% faster; IEEE products ran
+    between 2% faster and 7% slower. Compiled for sm_90 at 64, a K tail's masks push the split
+    products over the register file (level1/8, K 2949: 396 bytes of spill stores, none at 32);
+    without a tail 8 bytes spill (level2/12's kernel, the one timed, compiles so). Three stages of 128 x 64 and 64 x 128
+    f32 tiles fill 192 KiB of the 227 KiB of shared memory a block may have."""
     bm = min(128, max(16, next_pow2(m)))
     bn = min(128, max(16, next_pow2(n)))
-    bk = min(64 if max(bm, bn) <= 64 else 32, max(16, next_pow2(k)))
+    deep = max(bm, bn) <= 64 or (not wide and k % 64 == 0)
+    bk = min(64 if deep else 32, max(16, next_pow2(k)))
     return bm, bn, bk
 
 
@@ -48,14 +57,16 @@ def emit_gemm(region: GemmRegion, name: str) -> str:
         if tuple(o.value.shape) != shape:
             raise ValueError(f"output {o.value.name} {o.value.shape} is not the GEMM result {shape}")
         w.tensor(o.value, syms, "out")
-    bm, bn, bk = tile_defaults(shape[-2], shape[-1], a.shape[-1])
+    bm, bn, bk = tile_defaults(shape[-2], shape[-1], a.shape[-1], wide="float64" in (a.dtype, b.dtype))
+    split = split_k(shape, a.shape[-1], bm, bn)
+    if split > 1:   # few output tiles over a long K: IEEE products (each B element meets few rows),
+        bk = min(bk, 32)   # which ran faster at 32 (and spill at 64 on sm_90)
     BM, BN, BK = w.param("BM", bm), w.param("BN", bn), w.param("BK", bk)
     GM = w.param("GROUP_M", 8)
     tiles = f"{cdiv_text(M, BM)} * {cdiv_text(N, BN)}"
     if bsyms:
         tiles = f"{prod_text(bsyms)} * {tiles}"
     f_acc = "f64" if "float64" in (a.dtype, b.dtype) else "f32"
-    split = split_k(shape, a.shape[-1], bm, bn)
     if split > 1:
         # split-K: launch 1 writes one partial product per K chunk, launch 2 sums the chunks in a
         # fixed order and runs the epilogue (more programs, and shorter sequential sums)
