@@ -69,7 +69,7 @@ def _k_major(t, k):
     """``t`` itself when its dim ``k`` has stride 1, else a copy of it whose dim ``k`` has (rank 2
     or 3, fewer than 2**31 elements, no broadcast dim; any other tensor is returned unchanged)."""
     if (t.stride(k) == 1 or t.dim() not in (2, 3) or t.numel() >= 2**31 or t.numel() == 0
-            or 0 in t.stride()):
+            or any(st == 0 and n > 1 for st, n in zip(t.stride(), t.shape))):
         return t
     order = [d for d in range(t.dim()) if d != k] + [k]
     dst = torch.empty([t.shape[d] for d in order], dtype=t.dtype, device=t.device)

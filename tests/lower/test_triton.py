@@ -352,6 +352,12 @@ def test_dot_mode_by_layout_copies_an_operand_k_major_when_enough_rows_use_it(bu
         torch.testing.assert_close(c.double(), ref(x, b), atol=1e-4, rtol=1e-4)
         assert seen[-1] == want, (threshold, seen[-1])
         assert b.stride() == (45, 1) and x.stride() in ((50, 1), (1, 40))
+    # a broadcast operand (stride 0 along K) is never materialised by a copy; it is read as it is
+    module._K_MAJOR_MIN_USES = 1
+    b_bcast = torch.randn(1, 45, device=device).expand(50, 45)
+    fn(a, b_bcast, bias, c)
+    torch.testing.assert_close(c.double(), ref(a, b_bcast), atol=1e-4, rtol=1e-4)
+    assert seen[-1] == (0, (50, 1), (0, 1))
 
 
 SCAN = """
