@@ -20,11 +20,12 @@ from akg_rag.lower.region import FallbackStep, KernelStep, Program, Region, Valu
 def region_values(region: Region) -> list[Value]:
     """Every tensor a region's kernel reads or writes: core operands, inputs, then outputs."""
     vals: list[Value] = []
+    computed = getattr(region, "prologue", None) is not None   # a pool whose input is computed in it
     for attr in ("a", "b", "x", "w", "bias"):
         v = getattr(region, attr, None)
-        if isinstance(v, Value):
+        if isinstance(v, Value) and not (attr == "x" and computed):
             vals.append(v)
-    vals += list(region.inputs) + [o.value for o in region.outputs]
+    vals += list(getattr(region, "prologue_inputs", [])) + list(region.inputs) + [o.value for o in region.outputs]
     seen: dict[str, Value] = {}
     for v in vals:
         seen.setdefault(v.name, v)

@@ -54,7 +54,8 @@ def format_program(p: Program) -> str:
             elif r.kind == "conv":
                 head += f" conv({r.x.name}, {r.w.name}, bias={r.bias.name if r.bias else None})"
             elif r.kind == "pool":
-                head += f" {r.op}pool({r.x.name}, k={r.kernel}, s={r.stride}, p={r.padding})"
+                src = r.x.name if r.prologue is None else format_expr(r.prologue)
+                head += f" {r.op}pool({src}, k={r.kernel}, s={r.stride}, p={r.padding})"
             elif r.kind == "scan":
                 head += f" scan_{r.op}({format_expr(r.expr)}, dim={r.dim}, reverse={r.reverse})"
             lines.append(head)

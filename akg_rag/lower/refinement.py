@@ -35,10 +35,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import replace
 
 from akg_rag.lower.coalesce import renamed, strided_values, value_factory
-from akg_rag.lower.region import (Expr, FallbackStep, KernelStep, Output, PointwiseRegion, Program, Reduction,
-                                  ReductionRegion, Step, Value, ViewStep, plain_inputs)
+from akg_rag.lower.region import (Expr, FallbackStep, KernelStep, Output, PointwiseRegion, PoolRegion, Program,
+                                  Reduction, ReductionRegion, Step, Value, ViewStep, plain_inputs)
 
 _RESHAPES = {"reshape", "view"}
 _I64 = "int64"
@@ -380,6 +381,57 @@ def _fuse_prologue(steps: list[Step], found: tuple[int, int, list[int], str],
     return head + views + [KernelStep(region=region, name=steps[j].name)] + steps[j + 1:]
 
 
+def _find_pool(steps: list[Step], outputs: set[str], keep: frozenset[str]) -> tuple[int, int, list[int]] | None:
+    """The first pointwise step ``i`` whose one output, directly or through reshapes nothing else
+    reads, is the pooled tensor of pool step ``j`` and nothing else: (i, j, the reshapes)."""
+    _, readers = _graph(steps)
+    for i, st in enumerate(steps):
+        if not isinstance(st, KernelStep) or st.name in keep or not isinstance(st.region, PointwiseRegion) or \
+                len(st.region.outputs) != 1 or st.region.outputs[0].value.name in outputs:
+            continue
+        chain, name = [], st.region.outputs[0].value.name
+        while len(readers.get(name, [])) == 1 and isinstance(steps[readers[name][0]], ViewStep):
+            nxt = steps[readers[name][0]]
+            if nxt.op not in _RESHAPES or nxt.out.name in outputs:
+                break
+            chain.append(readers[name][0])
+            name = nxt.out.name
+        users = readers.get(name, [])
+        if len(users) != 1:
+            continue
+        cons = steps[users[0]]
+        if not isinstance(cons, KernelStep) or cons.name in keep or not isinstance(cons.region, PoolRegion):
+            continue
+        pool = cons.region
+        if pool.prologue is not None or pool.x.name != name or any(v.name == name for v in pool.inputs):
+            continue
+        if refine(tuple(pool.x.shape), st.region.shape) is not None:
+            return i, users[0], chain
+    return None
+
+
+def _fuse_pool(steps: list[Step], found: tuple[int, int, list[int]],
+               new_value: Callable[[str, tuple[int, ...], str], Value], strided: set[str]) -> list[Step] | None:
+    """``steps`` with pointwise step ``i`` evaluated in pool step ``j``'s window loads (its
+    prologue); None when no operand has the pooled tensor's full shape (the kernel's sizes are
+    bound from one)."""
+    i, j, chain = found
+    p, pool = steps[i].region, steps[j].region
+    x_shape = tuple(pool.x.shape)
+    refined, runs_x, runs_p = refine(x_shape, p.shape)  # type: ignore[misc]
+    reads, inputs, views = _operands(p, "", runs_p, runs_x, refined, x_shape, strided, new_value, "q")
+    if not any(tuple(v.shape) == x_shape for v in inputs):
+        return None
+    coord = lambda d: _coordinate(d, runs_p, runs_x, refined)  # noqa: E731 - p's dim d at x's element
+    value = _at(p.outputs[0].expr, lambda leaf: reads.get(leaf.ref), coord)  # type: ignore[arg-type]
+    if pool.x.dtype != "float32":   # the stored tensor's rounding, as the pooling read it
+        value = Expr.call("cast", value, dtype=pool.x.dtype)
+    region = replace(pool, prologue=value, prologue_inputs=inputs)
+    gone = set(chain) | {i, j}
+    head = [st for k, st in enumerate(steps[:j]) if k not in gone]
+    return head + views + [KernelStep(region=region, name=steps[j].name)] + steps[j + 1:]
+
+
 def fuse_reshaped(program: Program, keep: frozenset[str] = frozenset()) -> Program:
     """``program`` with every fusable pair (module doc) merged, repeatedly (a chain of reshaped
     pointwise steps collapses into its first region); the kernels named in ``keep`` (given
@@ -388,11 +440,18 @@ def fuse_reshaped(program: Program, keep: frozenset[str] = frozenset()) -> Progr
     new_value = value_factory(program)
     steps = list(program.steps)
     outputs = {v.name for v in program.outputs}
+    unfit: set[str] = set()   # pool kernels a producer could not join (no full-shape operand)
     while True:
         if (plan := _find(steps, outputs, keep)) is not None:
             steps = _fuse(steps, plan, new_value, strided_values(steps))
         elif (found := _find_prologue(steps, outputs, keep)) is not None:
             steps = _fuse_prologue(steps, found, new_value, strided_values(steps))
+        elif (pooled := _find_pool(steps, outputs, keep | unfit)) is not None:
+            fused = _fuse_pool(steps, pooled, new_value, strided_values(steps))
+            if fused is None:
+                unfit.add(steps[pooled[1]].name)
+            else:
+                steps = fused
         else:
             break
     return Program(inputs=program.inputs, params=program.params, constants=program.constants,

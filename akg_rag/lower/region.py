@@ -202,7 +202,13 @@ class ConvRegion:
 
 @dataclass
 class PoolRegion:
-    """Max or average pooling over the trailing ``len(kernel)`` dims, epilogue fused."""
+    """Max or average pooling over the trailing ``len(kernel)`` dims, epilogue fused.
+
+    With a ``prologue`` the pooled tensor is not stored: ``x`` only names its shape and dtype,
+    and each element the window reads is ``prologue`` evaluated there (an expression over x's
+    domain whose input leaves are ``prologue_inputs``, broadcast right-aligned to x's shape, and
+    whose ``index`` leaves are x's positions) -- a convolution's bias and activation before the
+    pooling (:mod:`akg_rag.lower.refinement`)."""
 
     x: Value
     op: Literal["max", "avg"]
@@ -217,6 +223,8 @@ class PoolRegion:
     outputs: list[Output]
     shape: tuple[int, ...]
     kind: Literal["pool"] = "pool"
+    prologue: Expr | None = None
+    prologue_inputs: list[Value] = field(default_factory=list)
 
 
 @dataclass

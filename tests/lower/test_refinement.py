@@ -12,7 +12,7 @@ from akg_rag.lower.assemble import planned
 from akg_rag.lower.capture import capture
 from akg_rag.lower.partition import partition
 from akg_rag.lower.refinement import refine
-from akg_rag.lower.region import KernelStep, ReductionRegion, expr_ops
+from akg_rag.lower.region import KernelStep, PoolRegion, ReductionRegion, expr_ops
 
 from .conftest import assert_program_matches, forward_task
 
@@ -195,6 +195,30 @@ def test_a_producer_read_twice_is_not_recomputed_by_a_reduction(write_task):
     assert_program_matches(path, prog)
 
 
+@pytest.mark.parametrize("forward", [
+    # values <= 0 with padding: a padded tap must read -inf, not the 0 a masked load would give
+    "return F.max_pool2d(-torch.relu(t[0] + t[1].view(1, -1, 1, 1)), 3, stride=2, padding=1)",
+    "return F.avg_pool2d(torch.sigmoid(t[0]) * 2.0, 3, stride=2, padding=1, count_include_pad=False)",
+    "return torch.tanh(F.max_pool2d(t[0].flip(3) + 1.0, 2, ceil_mode=True)) * t[1].view(1, -1, 1, 1)",
+])
+def test_a_pointwise_producer_is_computed_in_the_pooling_windows(write_task, forward):
+    """A convolution's bias and activation before a pooling were a kernel writing the whole
+    tensor for the pooling to read back: the pooling computes them at each tap now."""
+    path = write_task(forward_task(forward, "[torch.randn(2, 3, 9, 11), torch.randn(3)]"))
+    prog = _planned(path)
+    (k,) = _kernels(prog)
+    assert isinstance(k.region, PoolRegion) and k.region.prologue is not None
+    assert_program_matches(path, prog)
+
+
+def test_a_pooled_tensor_read_elsewhere_stays_stored(write_task):
+    path = write_task(forward_task("y = torch.relu(t[0]) + 1.0; return F.max_pool2d(y, 2), y",
+                                   "[torch.randn(2, 3, 8, 8)]"))
+    prog = _planned(path)
+    assert [k.region.kind for k in _kernels(prog)] == ["pointwise", "pool"]
+    assert_program_matches(path, prog)
+
+
 def _reduction_form(monkeypatch, form: str) -> None:
     """The reduction emitter's split form (few rows over a long extent: chunks, a combine, then
     the full-domain pass) at test sizes, or its default (loop) form."""
@@ -237,3 +261,17 @@ def test_a_fused_prologue_is_correct_through_the_triton_interpreter(write_task, 
         "y = F.gelu(t[0] * t[1].view(1, -1, 1, 1)); return F.group_norm(y, 3) + t[0]",
         "[torch.randn(2, 6, 9, 11) * 2 + 1, torch.rand(6) + 0.5]"))
     _verified(path, "triton")
+
+
+@pytest.mark.parametrize("dsl", ["triton", pytest.param("cpp", marks=pytest.mark.slow)])
+def test_a_pooling_prologue_is_correct_through_the_backends(write_task, dsl):
+    from akg_rag.lower.assemble import lower_task
+    from akg_rag.verify import verify
+
+    path = write_task(forward_task(
+        "return F.max_pool2d(-torch.relu(t[0] + t[1].view(1, -1, 1, 1)), 3, stride=2, padding=1) + 0.5",
+        "[torch.randn(2, 3, 9, 11), torch.randn(3)]"))
+    src, report = lower_task(path, dsl, "cuda" if dsl == "triton" else "cpu")
+    assert [k.kind for k in report.kernels] == ["pool"]
+    res = verify(path, candidate_source=src, dsl=dsl, backend="cpu", options={"timing": False, "trials": 2})
+    assert res.status == "correct", res.feedback

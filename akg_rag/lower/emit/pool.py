@@ -1,7 +1,8 @@
 """Pooling regions: max or average over the trailing 1-3 dims, epilogue fused.
 
 Programs own ``BLOCK`` flattened output elements; the window is a sequential loop over the kernel
-taps (kernel sizes are literals of the task). Max pooling reads ``-inf`` outside the input (padding
+taps (kernel sizes are literals of the task). A region with a prologue computes each tap's input
+value from its operands instead of loading a stored tensor (a convolution's bias and activation). Max pooling reads ``-inf`` outside the input (padding
 and windows that ``ceil_mode`` lets hang off the end); average pooling reads 0 and divides by the
 window size as torch counts it: with ``count_include_pad`` the window clipped to the padded input,
 without it the window clipped to the input; ``divisor_override`` replaces both.
@@ -24,13 +25,22 @@ def emit_pool(region: PoolRegion, name: str) -> str:
     lead = len(shape) - nd
     if len(r.x.shape) != len(shape) or nd < 1 or lead < 0:
         raise ValueError(f"pooling of {r.x.shape} to {shape} over {nd} dims does not fit")
-    w = SketchWriter(name, [r.x, *r.inputs, *(o.value for o in r.outputs)])
+    sources = [r.x] if r.prologue is None else list(r.prologue_inputs)
+    w = SketchWriter(name, [*sources, *r.inputs, *(o.value for o in r.outputs)])
     lsyms = [w.symbol(f"L{i}") for i in range(lead)]
     sp = "DHW"[3 - nd:] if nd <= 3 else "".join(f"S{i}" for i in range(nd))
     S = [w.symbol(c) for c in sp]
     OS = [w.symbol(f"O{c}") for c in sp]
     osyms = lsyms + OS
-    w.tensor(r.x, lsyms + S, "in")
+    pmaps: dict[str, list[int | None]] = {}
+    if r.prologue is None:
+        w.tensor(r.x, lsyms + S, "in")
+    else:   # the pooled values are computed: the prologue's operands, aligned to x's shape
+        if not any(tuple(v.shape) == tuple(r.x.shape) for v in r.prologue_inputs):
+            raise ValueError("a pooling prologue needs an operand of the pooled tensor's full shape")
+        for v in r.prologue_inputs:
+            pmaps[v.name] = align(v, tuple(r.x.shape))
+            w.tensor(v, [(lsyms + S)[d] if d is not None else "1" for d in pmaps[v.name]], "in")
     amaps = {}
     for v in r.inputs:
         amaps[v.name] = align(v, shape)
@@ -60,8 +70,11 @@ def emit_pool(region: PoolRegion, name: str) -> str:
         w.emit(depth, f"{p} = {idx[lead + i]} * {r.stride[i]} - {r.padding[i]} + {taps[i]} * {dil[i]}")
         pos.append(p)
     xv = w.fresh("xv")
-    other = ", other=-inf" if is_max else ""
-    w.emit(depth, f"load({r.x.name}[{', '.join(idx[:lead] + pos)}] -> {xv}{other})")
+    if r.prologue is None:
+        other = ", other=-inf" if is_max else ""
+        w.emit(depth, f"load({r.x.name}[{', '.join(idx[:lead] + pos)}] -> {xv}{other})")
+    else:
+        _prologue(w, r, depth, idx[:lead] + pos, S, pmaps, xv, "-inf" if is_max else "0.0")
     w.emit(depth, f"{acc} = {'max' if is_max else 'add'}({acc}, {xv})")
     result = acc
     if not is_max:
@@ -69,6 +82,35 @@ def emit_pool(region: PoolRegion, name: str) -> str:
         w.emit(2, f"{result} = div({acc}, {_divisor(w, r, idx[lead:], S)})")
     _epilogue(w, r, result, idx, amaps, f"lt({offs}, {total})")
     return w.text()
+
+
+def _prologue(w: SketchWriter, r: PoolRegion, depth: int, at: list[str], S: list[str],
+              pmaps: dict[str, list[int | None]], xv: str, pad: str) -> None:
+    """``xv`` = the prologue at input position ``at`` (one index per dim of x), ``pad`` where the
+    window hangs outside the input (padding, ceil mode): the operands' loads read 0 there and the
+    value is replaced, as a stored input would read ``pad``."""
+    by_name = {v.name: v for v in r.prologue_inputs}
+    loaded: dict[str, tuple[str, Deps]] = {}
+
+    def leaf(e: Expr) -> tuple[str, Deps]:
+        if e.op != "input" or e.ref not in by_name:
+            raise ValueError(f"a pooling prologue has no {e.op} leaf {e.ref or ''}")
+        if e.ref not in loaded:
+            local = w.fresh(f"{e.ref}_v")
+            parts = [at[d] if d is not None else "0" for d in pmaps[e.ref]]
+            w.emit(depth, f"load({e.ref}[{', '.join(parts or ['0'])}] -> {local})")
+            loaded[e.ref] = (local, frozenset({"t"}) if any(d is not None for d in pmaps[e.ref]) else NO_DEPS)
+        return loaded[e.ref]
+
+    ew = ExprWriter(w, depth, leaf, pos=[(a, frozenset({"t"})) for a in at])
+    ew.prepare([r.prologue])  # type: ignore[list-item]
+    text, _ = ew.write(r.prologue)  # type: ignore[arg-type]
+    lead = len(at) - len(S)
+    inside = None
+    for p, size in zip(at[lead:], S):
+        cond = f"logical_and(ge({p}, 0), lt({p}, {size}))"
+        inside = cond if inside is None else f"logical_and({inside}, {cond})"
+    w.emit(depth, f"{xv} = where({inside}, {text}, {pad})")
 
 
 def _divisor(w: SketchWriter, r: PoolRegion, outs: list[str], S: list[str]) -> str:
