@@ -28,7 +28,12 @@ The other direction too: a pointwise region whose one output reaches a *reductio
 through reshapes (a convolution's bias and activation before a group norm) becomes that
 reduction's prologue. Its expression is evaluated at the reduction's elements, its operands read
 plainly or gathered at coordinates computed from the reduction's, in each pass that reads it; the
-intermediate tensor is never stored.
+intermediate tensor is never stored. And a pointwise region whose one output is a pooling's input
+(directly or through reshapes) becomes the pooling's prologue (``PoolRegion.prologue``: each
+window tap computes its value over the pooled tensor's domain).
+
+In every direction the moved expression's own positions (``index`` leaves, a gather's indices)
+are rewritten into the coordinates of the region it moves into.
 """
 
 from __future__ import annotations
