@@ -316,7 +316,7 @@ def _fuse(steps: list[Step], plan: _Plan, new_value: Callable[[str, tuple[int, .
     outputs = [o for o in ra.outputs if o is not plan.out]
     for o in rb.outputs:
         m = new_value(f"{o.value.name}_p", tuple(ra.shape), o.value.dtype)
-        outputs.append(Output(m, _at(o.expr, lambda leaf: reads.get(leaf.ref), coord), "full"))
+        outputs.append(Output(m, _at(o.expr, lambda e: reads.get(e.ref) if e.op == "input" else None, coord), "full"))
         after.append(ViewStep(out=o.value, src=m, op="reshape", args=(tuple(o.value.shape),)))
     if isinstance(ra, ReductionRegion):
         region = ReductionRegion(inputs=inputs, shape=ra.shape, dims=ra.dims, reductions=ra.reductions,
@@ -330,18 +330,29 @@ def _fuse(steps: list[Step], plan: _Plan, new_value: Callable[[str, tuple[int, .
     return head + moved + views + [KernelStep(region=region, name=a.name)] + after + tail
 
 
-def _find_prologue(steps: list[Step], outputs: set[str], keep: frozenset[str]) -> tuple[int, int, list[int], str] | None:
-    """The first pointwise step ``i`` whose one output reaches reduction step ``j`` only through
-    reshapes (ending at the value ``last`` that ``j`` reads plainly), with a common refinement:
-    (i, j, the chain, last), or None."""
+def _find_prologue(steps: list[Step], outputs: set[str],
+                   keep: frozenset[str]) -> tuple[int, int, list[int], str, Output] | None:
+    """The first step ``i`` -- a pointwise region with one output, or a reduction region -- whose
+    output ``out`` (full domain) reaches reduction step ``j`` only through reshapes, ending at the
+    value ``last`` that ``j`` reads plainly, with a common refinement: (i, j, the chain, last,
+    out), or None."""
     _, readers = _graph(steps)
     for i, st in enumerate(steps):
-        if not isinstance(st, KernelStep) or st.name in keep or not isinstance(st.region, PointwiseRegion) or \
-                len(st.region.outputs) != 1 or st.region.outputs[0].value.name in outputs:
+        if not isinstance(st, KernelStep) or st.name in keep:
             continue
-        found = _reader(steps, readers, st.region.outputs[0].value.name, outputs, keep, ReductionRegion)
-        if found is not None and refine(steps[found[2]].region.shape, st.region.shape) is not None:
-            return i, found[2], found[0], found[1]
+        r = st.region
+        if isinstance(r, PointwiseRegion) and len(r.outputs) == 1:
+            candidates = r.outputs
+        elif isinstance(r, ReductionRegion):
+            candidates = [o for o in r.outputs if o.domain == "full"]
+        else:
+            continue
+        for out in candidates:
+            if out.value.name in outputs:
+                continue
+            found = _reader(steps, readers, out.value.name, outputs, keep, ReductionRegion)
+            if found is not None and found[2] > i and refine(steps[found[2]].region.shape, r.shape) is not None:
+                return i, found[2], found[0], found[1], out
     return None
 
 
@@ -353,37 +364,86 @@ def _gathered(e: Expr) -> set[str]:
     return out  # type: ignore[return-value]
 
 
-def _at(e: Expr, read: Callable[[Expr], Expr | None], coord: Callable[[int], Expr]) -> Expr:
-    """``e`` (an expression over one domain) evaluated at another domain's element: each input
-    leaf becomes ``read(leaf)`` (None: kept), each ``index(d)`` becomes ``coord(d)`` (inside a
-    gather's index expressions too)."""
-    if e.op == "input":
-        return read(e) or e
+def _at(e: Expr, leaf: Callable[[Expr], Expr | None], coord: Callable[[int], Expr]) -> Expr:
+    """``e`` (an expression over one domain) evaluated at another domain's element: each leaf
+    becomes ``leaf(it)`` (None: kept), each ``index(d)`` becomes ``coord(d)`` (inside a gather's
+    index expressions too)."""
     if e.op == "index":
         return coord(int(e.value))  # type: ignore[arg-type]
     if not e.args:
-        return e
-    return Expr(e.op, args=tuple(_at(a, read, coord) for a in e.args), ref=e.ref, value=e.value, dtype=e.dtype)
+        return leaf(e) or e
+    return Expr(e.op, args=tuple(_at(a, leaf, coord) for a in e.args), ref=e.ref, value=e.value, dtype=e.dtype)
 
 
-def _fuse_prologue(steps: list[Step], found: tuple[int, int, list[int], str],
+def _fuse_prologue(steps: list[Step], found: tuple[int, int, list[int], str, Output],
                    new_value: Callable[[str, tuple[int, ...], str], Value], strided: set[str]) -> list[Step]:
-    """``steps`` with pointwise step ``i`` evaluated inside reduction step ``j`` (module doc)."""
-    i, j, chain, last = found
+    """``steps`` with producer step ``i``'s output ``out`` evaluated inside reduction step ``j``
+    (module doc). A pointwise producer goes; a reduction producer stays for its statistics, which
+    become reduced outputs of it that ``j`` gathers at the producer's kept coordinates."""
+    i, j, chain, last, out = found
     p, c = steps[i].region, steps[j].region
     refined, runs_c, runs_p = refine(c.shape, p.shape)  # type: ignore[misc]
     reads, extra, views = _operands(p, "", runs_p, runs_c, refined, c.shape, strided, new_value, "q")
     inputs = [v for v in c.inputs if v.name != last]
-    inputs += [v for v in extra if all(x.name != v.name for x in inputs)]
     coord = lambda d: _coordinate(d, runs_p, runs_c, refined)  # noqa: E731 - p's dim d at c's element
-    value = _at(p.outputs[0].expr, lambda leaf: reads.get(leaf.ref), coord)  # type: ignore[arg-type]
-    inline = {last: value}
+    producer: list[Step] = []
+    if isinstance(p, ReductionRegion):
+        stats, kept = _statistics(p, out, new_value)
+        idx = [_i(0) if d in p.dims else coord(d) for d in range(len(p.shape))]
+        numel = math.prod(p.shape[d] for d in p.dims)
+        for v in stats.values():
+            reads[v.name] = Expr.gather(v.name, idx)
+        extra += list(stats.values())
+
+        def leaf(e: Expr) -> Expr | None:
+            if e.op == "reduced":
+                return reads[stats[e.ref].name]   # type: ignore[index]
+            if e.op == "numel":
+                return Expr.const(float(numel))
+            return reads.get(e.ref) if e.op == "input" else None  # type: ignore[arg-type]
+
+        producer = [KernelStep(region=replace(p, outputs=kept), name=steps[i].name)]
+    else:
+        def leaf(e: Expr) -> Expr | None:
+            return reads.get(e.ref) if e.op == "input" else None  # type: ignore[arg-type]
+    inputs += [v for v in extra if all(x.name != v.name for x in inputs)]
+    inline = {last: _at(out.expr, leaf, coord)}
     region = ReductionRegion(inputs=inputs, shape=c.shape, dims=c.dims,
                              reductions=[Reduction(r.name, r.kind, renamed(r.expr, {}, inline)) for r in c.reductions],
                              outputs=[Output(o.value, renamed(o.expr, {}, inline), o.domain) for o in c.outputs])
     gone = set(chain) | {i, j}
     head = [st for k, st in enumerate(steps[:j]) if k not in gone]
+    head[i:i] = producer          # a reduction producer keeps its place, less the moved output
     return head + views + [KernelStep(region=region, name=steps[j].name)] + steps[j + 1:]
+
+
+def _statistics(p: ReductionRegion, out: Output,
+                new_value: Callable[[str, tuple[int, ...], str], Value]) -> tuple[dict[str, Value], list[Output]]:
+    """The reductions ``out`` reads, each as a reduced output of ``p`` (reused where ``p`` already
+    writes exactly that value, else new), and ``p``'s outputs without ``out`` plus the new ones."""
+    used: list[str] = []
+
+    def walk(e: Expr) -> None:
+        if e.op == "reduced" and e.ref not in used:
+            used.append(e.ref)  # type: ignore[arg-type]
+        for a in e.args:
+            walk(a)
+
+    walk(out.expr)
+    keepdim = tuple(1 if d in p.dims else s for d, s in enumerate(p.shape))
+    kept = [o for o in p.outputs if o is not out]
+    stats: dict[str, Value] = {}
+    wide = any(v.dtype == "float64" for v in p.inputs)
+    for name in used:
+        same = next((o.value for o in kept if o.domain == "reduced" and o.expr == Expr("reduced", ref=name)
+                     and tuple(o.value.shape) == keepdim), None)
+        if same is None:
+            kind = next(r.kind for r in p.reductions if r.name == name)
+            dtype = "int64" if kind in ("argmax", "argmin") else ("float64" if wide else "float32")
+            same = new_value(f"stat_{name}", keepdim, dtype)
+            kept.append(Output(same, Expr("reduced", ref=name), "reduced"))
+        stats[name] = same
+    return stats, kept
 
 
 def _find_pool(steps: list[Step], outputs: set[str], keep: frozenset[str]) -> tuple[int, int, list[int]] | None:
@@ -428,7 +488,7 @@ def _fuse_pool(steps: list[Step], found: tuple[int, int, list[int]],
     if not any(tuple(v.shape) == x_shape for v in inputs):
         return None
     coord = lambda d: _coordinate(d, runs_p, runs_x, refined)  # noqa: E731 - p's dim d at x's element
-    value = _at(p.outputs[0].expr, lambda leaf: reads.get(leaf.ref), coord)  # type: ignore[arg-type]
+    value = _at(p.outputs[0].expr, lambda e: reads.get(e.ref) if e.op == "input" else None, coord)  # type: ignore[arg-type]
     if pool.x.dtype != "float32":   # the stored tensor's rounding, as the pooling read it
         value = Expr.call("cast", value, dtype=pool.x.dtype)
     region = replace(pool, prologue=value, prologue_inputs=inputs)

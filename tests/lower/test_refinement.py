@@ -195,6 +195,48 @@ def test_a_producer_read_twice_is_not_recomputed_by_a_reduction(write_task):
     assert_program_matches(path, prog)
 
 
+def test_a_reduction_full_output_becomes_the_next_reductions_prologue(write_task):
+    """A group norm then a mean over each sample (KernelBench-style norm-then-reduce tails): the
+    norm's normalised tensor was written whole for the mean to read back; now the norm writes
+    only its statistics and the mean evaluates the normalised value from them, gathered at the
+    norm's kept coordinates. Two kernels stay, and the full tensor is stored by neither."""
+    path = write_task(forward_task(
+        "y = F.group_norm(torch.tanh(t[0]), 3, t[1], t[2]); return y.mean(dim=[1, 2, 3])",
+        "[torch.randn(2, 6, 5, 7) * 2 + 1, torch.rand(6) + 0.5, torch.randn(6)]"))
+    prog = _planned(path)
+    ks = _kernels(prog)
+    assert len(ks) == 2 and all(isinstance(k.region, ReductionRegion) for k in ks)
+    first, second = ks
+    assert all(o.domain == "reduced" for o in first.region.outputs)   # statistics only
+    assert any("gather" in expr_ops(r.expr) for r in second.region.reductions)
+    assert_program_matches(path, prog)
+
+
+def test_a_reduction_output_also_returned_is_not_recomputed(write_task):
+    """The normalised tensor is returned too: it stays a stored output, the mean reads it."""
+    path = write_task(forward_task(
+        "y = F.group_norm(t[0], 2); return y, y.sum(dim=1)",
+        "[torch.randn(2, 4, 3, 5)]"))
+    prog = _planned(path)
+    assert any(o.domain == "full" for k in _kernels(prog) if isinstance(k.region, ReductionRegion)
+               for o in k.region.outputs)
+    assert_program_matches(path, prog)
+
+
+@pytest.mark.parametrize("dsl", ["triton", pytest.param("cpp", marks=pytest.mark.slow)])
+def test_a_reduction_prologue_is_correct_through_the_backends(write_task, dsl):
+    from akg_rag.lower.assemble import lower_task
+    from akg_rag.verify import verify
+
+    path = write_task(forward_task(
+        "y = F.group_norm(t[0] * 2.0, 3) * t[1].view(1, -1, 1, 1); return torch.logsumexp(y, dim=1)",
+        "[torch.randn(2, 6, 9, 11) + 0.5, torch.rand(6) + 0.5]"))
+    src, report = lower_task(path, dsl, "cuda" if dsl == "triton" else "cpu")
+    assert [k.kind for k in report.kernels] == ["reduction", "reduction"] and not report.partial
+    res = verify(path, candidate_source=src, dsl=dsl, backend="cpu", options={"timing": False, "trials": 2})
+    assert res.status == "correct", res.feedback
+
+
 @pytest.mark.parametrize("forward", [
     # values <= 0 with padding: a padded tap must read -inf, not the 0 a masked load would give
     "return F.max_pool2d(-torch.relu(t[0] + t[1].view(1, -1, 1, 1)), 3, stride=2, padding=1)",
