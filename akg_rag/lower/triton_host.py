@@ -219,7 +219,10 @@ def _dot_choice(kw: KernelWriter, knob: str) -> list[str]:
     row-major, B column-major: an ``nn.Linear`` weight); with a row-major B the TF32 operand is
     transposed on the way to shared memory and the IEEE dot wins, unless a K-major copy of B is
     made first, which pays off once each element of B serves many rows of A; a gathered operand (a
-    convolution's patches) gains nothing (measured on an H200, docs/results/kernelbench.md)."""
+    convolution's patches) gains nothing (measured on an H200, docs/results/kernelbench.md). Mode
+    3 also wants K a multiple of 16: Triton vectorises a K-masked load only when it knows K
+    divisible by 16, and scalar loads starve the split products (level1/8, K 2949: 15.6 ms with
+    them after the copy, 9.1 ms with IEEE products), so such a dot takes IEEE products, uncopied."""
     py = Namer.py
     lines = [f"{INDENT}dot_mode = {knob}", f"{INDENT}dot_x3 = int(dot_mode != 1)"]
     terms: list[str] = []
@@ -229,7 +232,8 @@ def _dot_choice(kw: KernelWriter, knob: str) -> list[str]:
             terms, copies = ["False"], {}
             break
         a, ka, ma, b, kb, nb = op
-        terms += [f"{py(a)}.stride({ka}) == 1", f"{py(b)}.stride({kb}) == 1"]
+        terms += [f"{py(a)}.stride({ka}) == 1", f"{py(b)}.stride({kb}) == 1",
+                  f"{py(a)}.shape[{ka}] % 16 == 0"]
         copies.setdefault((a, ka), (py(a), str(ka), str(ma), py(b), str(kb), str(nb)))
         copies.setdefault((b, kb), (py(b), str(kb), str(nb), py(a), str(ka), str(ma)))
     # only inputs are copied (a copy of a tensor this launch writes would lose the write), and only
@@ -242,7 +246,8 @@ def _dot_choice(kw: KernelWriter, knob: str) -> list[str]:
                and len(dims[key[0]]) == 1}
     lines.append(f"{INDENT}if dot_mode == 3:  # split products on K-major operands; well-used ones copied K-major")
     for (t, k), args in movable.items():
-        lines.append(f"{INDENT * 2}if {py(t)}.stride({k}) != 1 and _uses({', '.join(args)}) >= _K_MAJOR_MIN_USES:")
+        lines.append(f"{INDENT * 2}if ({py(t)}.stride({k}) != 1 and {py(t)}.shape[{k}] % 16 == 0\n"
+                     f"{INDENT * 4}and _uses({', '.join(args)}) >= _K_MAJOR_MIN_USES):")
         lines.append(f"{INDENT * 3}{py(t)} = _k_major({py(t)}, {k})")
     lines.append(f"{INDENT * 2}dot_x3 = int({' and '.join(dict.fromkeys(terms))})")
     lines.append(f"{INDENT}if dot_mode == 4:  # K-major copies of the dot operands, then three TF32 products")

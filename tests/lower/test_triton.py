@@ -280,7 +280,7 @@ def test_dot_mode_by_layout_chooses_three_tf32_products_only_for_k_contiguous_op
     a layout that does, then takes three TF32 products; anything else is refused before a launch."""
     fn, module, src = build(GEMM.replace("DT", "f32"))
     assert src.tunables["K_DOT_MODE"] == 3
-    assert "dot_x3 = int(a.stride(1) == 1 and b.stride(0) == 1)" in src.code
+    assert "dot_x3 = int(a.stride(1) == 1 and b.stride(0) == 1 and a.shape[1] % 16 == 0)" in src.code
     seen, seen_strides = [], []
     kernel = module.k_kernel
 
@@ -293,9 +293,9 @@ def test_dot_mode_by_layout_chooses_three_tf32_products_only_for_k_contiguous_op
             return launch
 
     module.k_kernel = Recorder()
-    a = torch.randn(40, 50, device=device)
-    b_rows = torch.randn(50, 45, device=device)          # row-major [K, N]
-    b_cols = torch.randn(45, 50, device=device).t()      # [K, N] with K contiguous
+    a = torch.randn(40, 48, device=device)
+    b_rows = torch.randn(48, 45, device=device)          # row-major [K, N]
+    b_cols = torch.randn(45, 48, device=device).t()      # [K, N] with K contiguous
     bias = torch.randn(45, device=device)
     c = torch.empty(40, 45, device=device)
     a_cols = a.t().contiguous().t()                      # [M, K] with M contiguous
@@ -309,7 +309,7 @@ def test_dot_mode_by_layout_chooses_three_tf32_products_only_for_k_contiguous_op
                                    atol=1e-4, rtol=1e-4)
         assert seen[-1] == want, (knob, x.stride(), b.stride(), seen)
         if knob == 4:  # the kernel read K-major copies; the caller's tensors keep their layout
-            assert seen_strides[-1] == ((50, 1), (1, 50)) and b.stride() in ((45, 1), (1, 50))
+            assert seen_strides[-1] == ((48, 1), (1, 48)) and b.stride() in ((45, 1), (1, 48))
     module.K_DOT_MODE = 0
     with pytest.raises(ValueError, match="K_DOT_MODE must be 1"):
         fn(a, b_rows, bias, c)
@@ -333,17 +333,17 @@ def test_dot_mode_by_layout_copies_an_operand_k_major_when_enough_rows_use_it(bu
             return launch
 
     module.k_kernel = Recorder()
-    a = torch.randn(40, 50, device=device)
+    a = torch.randn(40, 48, device=device)
     a_cols = a.t().contiguous().t()                      # [M, K] with M contiguous
-    b_rows = torch.randn(50, 45, device=device)          # row-major [K, N]
+    b_rows = torch.randn(48, 45, device=device)          # row-major [K, N]
     bias = torch.randn(45, device=device)
     c = torch.empty(40, 45, device=device)
     ref = lambda x, b: torch.relu(x.double() @ b.double() + bias.double())  # noqa: E731
     # (threshold, A, B) -> (DOT_X3, A strides, B strides) the kernel got
-    cases = [(41, a, b_rows, (0, (50, 1), (45, 1))),       # 40 rows use B: below 41, no copy
-             (40, a, b_rows, (1, (50, 1), (1, 50))),       # 40 >= 40: B copied K-major
-             (40, a_cols, b_rows, (1, (50, 1), (1, 50))),  # both copied (A serves 45 columns)
-             (45, a_cols, b_rows, (0, (50, 1), (45, 1))),  # A copied, B not: IEEE products
+    cases = [(41, a, b_rows, (0, (48, 1), (45, 1))),       # 40 rows use B: below 41, no copy
+             (40, a, b_rows, (1, (48, 1), (1, 48))),       # 40 >= 40: B copied K-major
+             (40, a_cols, b_rows, (1, (48, 1), (1, 48))),  # both copied (A serves 45 columns)
+             (45, a_cols, b_rows, (0, (48, 1), (45, 1))),  # A copied, B not: IEEE products
              (46, a_cols, b_rows, (0, (1, 40), (45, 1)))]  # neither copied
     for threshold, x, b, want in cases:
         module._K_MAJOR_MIN_USES = threshold
@@ -351,13 +351,20 @@ def test_dot_mode_by_layout_copies_an_operand_k_major_when_enough_rows_use_it(bu
         fn(x, b, bias, c)
         torch.testing.assert_close(c.double(), ref(x, b), atol=1e-4, rtol=1e-4)
         assert seen[-1] == want, (threshold, seen[-1])
-        assert b.stride() == (45, 1) and x.stride() in ((50, 1), (1, 40))
+        assert b.stride() == (45, 1) and x.stride() in ((48, 1), (1, 40))
     # a broadcast operand (stride 0 along K) is never materialised by a copy; it is read as it is
     module._K_MAJOR_MIN_USES = 1
-    b_bcast = torch.randn(1, 45, device=device).expand(50, 45)
+    b_bcast = torch.randn(1, 45, device=device).expand(48, 45)
     fn(a, b_bcast, bias, c)
     torch.testing.assert_close(c.double(), ref(a, b_bcast), atol=1e-4, rtol=1e-4)
-    assert seen[-1] == (0, (50, 1), (0, 1))
+    assert seen[-1] == (0, (48, 1), (0, 1))
+    # K not a multiple of 16: Triton's K-masked loads stay scalar, so IEEE products, no copy
+    a50, b50 = torch.randn(40, 50, device=device), torch.randn(50, 45, device=device)
+    fn(a50, b50, bias, c)
+    torch.testing.assert_close(c.double(), ref(a50, b50), atol=1e-4, rtol=1e-4)
+    assert seen[-1] == (0, (50, 1), (45, 1))
+    fn(a50, b50.t().contiguous().t(), bias, c)   # even K-major operands take IEEE products
+    assert seen[-1] == (0, (50, 1), (1, 50))
 
 
 SCAN = """
