@@ -8,10 +8,12 @@ arithmetic, and launches the kernels in order.
 
 from __future__ import annotations
 
+import dataclasses
+
 from akg_rag.lower.triton_expr import Blocks, ExprWriter, Namer
 from akg_rag.lower.triton_kernel import INDENT, KernelWriter
 from akg_rag.lower.typed import TypedSketch
-from akg_rag.sketch.nodes import Expr
+from akg_rag.sketch.nodes import Call, Expr, For, Name, Num
 
 TORCH = {"f16": "torch.float16", "bf16": "torch.bfloat16", "f32": "torch.float32", "f64": "torch.float64",
          "i8": "torch.int8", "i16": "torch.int16", "i32": "torch.int32", "i64": "torch.int64",
@@ -53,32 +55,49 @@ _K_MAJOR_MIN_USES = 512  # rows of the other operand each element meets; fewer: 
 
 
 @triton.jit
-def _k_major_kernel(src_ptr, dst_ptr, R, C, s_b, s_r, s_c, d_b, d_r, d_c, tile: tl.constexpr):
-    """dst[b, r, c] = src[b, r, c] over one tile x tile block (program axis 1: the batch index)."""
+def _k_major_kernel(src_ptr, dst_ptr, R, C, RD, CD, s_b, s_r, s_c, d_b, d_r, d_c, tile: tl.constexpr):
+    """dst[b, r, c] = src[b, r, c] over one tile x tile block of dst's RD x CD (program axis 1: the
+    batch index); dst past src's R x C is written with zeros."""
     pid = tl.program_id(0)
     b = tl.program_id(1)
-    nc = (C + tile - 1) // tile
+    nc = (CD + tile - 1) // tile
     r = (pid // nc) * tile + tl.arange(0, tile)[:, None]
     c = (pid % nc) * tile + tl.arange(0, tile)[None, :]
-    m = (r < R) & (c < C)
-    v = tl.load(src_ptr + b * s_b + r * s_r + c * s_c, mask=m)
-    tl.store(dst_ptr + b * d_b + r * d_r + c * d_c, v, mask=m)
+    v = tl.load(src_ptr + b * s_b + r * s_r + c * s_c, mask=(r < R) & (c < C), other=0.0)
+    tl.store(dst_ptr + b * d_b + r * d_r + c * d_c, v, mask=(r < RD) & (c < CD))
 
 
-def _k_major(t, k):
-    """``t`` itself when its dim ``k`` has stride 1, else a copy of it whose dim ``k`` has (rank 2
-    or 3, fewer than 2**31 elements, no broadcast dim; any other tensor is returned unchanged)."""
-    if (t.stride(k) == 1 or t.dim() not in (2, 3) or t.numel() >= 2**31 or t.numel() == 0
+def _k_major(t, k, pad=1):
+    """``t`` itself when its dim ``k`` has stride 1 (and an extent that is a multiple of ``pad``),
+    else a copy of it whose dim ``k`` has, that dim's extent rounded up to a multiple of ``pad``,
+    zeros past the end (rank 2 or 3, fewer than 2**31 elements, no broadcast dim; any other
+    tensor is returned unchanged)."""
+    kp = -(-t.shape[k] // pad) * pad if t.dim() in (2, 3) else 0
+    if ((t.stride(k) == 1 and kp == t.shape[k]) or t.dim() not in (2, 3) or t.numel() == 0
+            or t.numel() // t.shape[k] * kp >= 2**31
             or any(st == 0 and n > 1 for st, n in zip(t.stride(), t.shape))):
         return t
     order = [d for d in range(t.dim()) if d != k] + [k]
-    dst = torch.empty([t.shape[d] for d in order], dtype=t.dtype, device=t.device)
+    extents = [kp if d == k else t.shape[d] for d in range(t.dim())]
+    dst = torch.empty([extents[d] for d in order], dtype=t.dtype, device=t.device)
     dst = dst.permute([order.index(d) for d in range(t.dim())])
     src3, dst3 = (x if x.dim() == 3 else x.unsqueeze(0) for x in (t, dst))
     B, R, C = src3.shape
-    _k_major_kernel[(triton.cdiv(R, 64) * triton.cdiv(C, 64), B)](
-        src3, dst3, R, C, *src3.stride(), *dst3.stride(), tile=64)  # not a tunable of the candidate
+    _, RD, CD = dst3.shape
+    _k_major_kernel[(triton.cdiv(RD, 64) * triton.cdiv(CD, 64), B)](
+        src3, dst3, R, C, RD, CD, *src3.stride(), *dst3.stride(), tile=64)  # not a tunable of the candidate
     return dst
+
+
+def _k_padded(a, ka, b, kb):
+    """K-major copies of dot operands ``a`` and ``b`` with K zero-padded to a multiple of 16, and
+    the padded K: (a, b, K) unchanged when either cannot be copied so (the dot is unchanged by
+    zeros along K; Triton vectorises K-masked loads only when K is a multiple of 16)."""
+    pa = _k_major(a, ka, 16)
+    pb = pa if b is a else _k_major(b, kb, 16)
+    if pa.shape[ka] % 16 or pb.shape[kb] % 16 or pa.shape[ka] != pb.shape[kb]:
+        return a, b, a.shape[ka]
+    return pa, pb, pa.shape[ka]
 
 
 def _uses(t, k, n, other, k_other, m_other):
@@ -186,15 +205,16 @@ def _launch(kernel: str, kw: KernelWriter, hx: _HostExpr, blocks: Blocks, tunabl
     lines.append(f"{INDENT}if programs > 2**31 - 1:")
     lines.append(f'{INDENT * 2}raise ValueError(f"launch {launch.index} needs {{programs}} programs; '
                  f'at most 2**31 - 1")')
+    rename: dict[str, str] = {}   # symbol -> the host local this launch passes instead
     if kw.dot_x3:
-        lines += _dot_choice(kw, tunables["DOT_MODE"])
+        lines += _dot_choice(kw, tunables["DOT_MODE"], rename)
     lines.append(f"{INDENT}if programs > 0:")
     args: list[str] = []
     for name in kw.tensors():
         args.append(py(name))
     for name in kw.tensors():
         args += [f"{py(name)}.stride({k})" for k in range(len(kw.t.shapes[name]))]
-    args += [py(s) for s in launch.symbols]
+    args += [rename.get(s, py(s)) for s in launch.symbols]
     kwargs = [f"{py(p)}={py(p)}" for p in launch.tunables]
     for s in kw.sizes.values():
         if blocks.const_block(s) is None:
@@ -210,7 +230,7 @@ def _launch(kernel: str, kw: KernelWriter, hx: _HostExpr, blocks: Blocks, tunabl
     return lines
 
 
-def _dot_choice(kw: KernelWriter, knob: str) -> list[str]:
+def _dot_choice(kw: KernelWriter, knob: str, rename: dict[str, str]) -> list[str]:
     """``dot_x3`` (the kernel's 0/1) for one launch from the ``DOT_MODE`` tunable: 1 IEEE, 2 split,
     3 (default) split products on K-major operands, an operand that is not K-major copied into a
     K-major layout first when enough rows of the other meet each of its elements, 4 K-major copies
@@ -222,7 +242,9 @@ def _dot_choice(kw: KernelWriter, knob: str) -> list[str]:
     convolution's patches) gains nothing (measured on an H200, docs/results/kernelbench.md). Mode
     3 also wants K a multiple of 16: Triton vectorises a K-masked load only when it knows K
     divisible by 16, and scalar loads starve the split products (level1/8, K 2949: 15.6 ms with
-    them after the copy, 9.1 ms with IEEE products), so such a dot takes IEEE products, uncopied."""
+    them after the copy, 9.1 ms with IEEE products): when both operands are well used and the launch
+    uses K only as the dot's extent (``_pad_symbol``), both are copied K-major with K zero-padded
+    to a multiple of 16 and the launch runs the padded K; otherwise the dot takes IEEE products."""
     py = Namer.py
     lines = [f"{INDENT}dot_mode = {knob}", f"{INDENT}dot_x3 = int(dot_mode != 1)"]
     terms: list[str] = []
@@ -245,10 +267,25 @@ def _dot_choice(kw: KernelWriter, knob: str) -> list[str]:
                if kw.t.tensor(key[0]).direction == "in" and key[0] not in kw.launch.writes
                and len(dims[key[0]]) == 1}
     lines.append(f"{INDENT}if dot_mode == 3:  # split products on K-major operands; well-used ones copied K-major")
+    indent = 2
+    ops = [op for op in kw.dot_operands if op is not None]
+    ksym = _pad_symbol(kw, *ops[0][:2], *ops[0][3:5]) if len(ops) == 1 and len(kw.dot_operands) == 1 else None
+    if ksym is not None and all((t, k) in movable for t, k in ((ops[0][0], ops[0][1]), (ops[0][3], ops[0][4]))):
+        # K with a tail of 16: both operands copied K-major with K zero-padded, the launch runs the
+        # padded K (the launch uses K for nothing else: _pad_symbol)
+        a, ka, _, b, kb, _ = ops[0]
+        ua, ub = movable[(a, ka)], movable[(b, kb)]
+        rename[ksym] = f"dot_k{kw.launch.index}"
+        lines.insert(0, f"{INDENT}{rename[ksym]} = {py(ksym)}  # the K this launch runs (padded below)")
+        lines.append(f"{INDENT * 2}if ({py(a)}.shape[{ka}] % 16 != 0 and _uses({', '.join(ua)}) >= _K_MAJOR_MIN_USES\n"
+                     f"{INDENT * 4}and _uses({', '.join(ub)}) >= _K_MAJOR_MIN_USES):")
+        lines.append(f"{INDENT * 3}{py(a)}, {py(b)}, {rename[ksym]} = _k_padded({py(a)}, {ka}, {py(b)}, {kb})")
+        lines.append(f"{INDENT * 2}else:")
+        indent = 3
     for (t, k), args in movable.items():
-        lines.append(f"{INDENT * 2}if ({py(t)}.stride({k}) != 1 and {py(t)}.shape[{k}] % 16 == 0\n"
-                     f"{INDENT * 4}and _uses({', '.join(args)}) >= _K_MAJOR_MIN_USES):")
-        lines.append(f"{INDENT * 3}{py(t)} = _k_major({py(t)}, {k})")
+        lines.append(f"{INDENT * indent}if ({py(t)}.stride({k}) != 1 and {py(t)}.shape[{k}] % 16 == 0\n"
+                     f"{INDENT * (indent + 2)}and _uses({', '.join(args)}) >= _K_MAJOR_MIN_USES):")
+        lines.append(f"{INDENT * (indent + 1)}{py(t)} = _k_major({py(t)}, {k})")
     lines.append(f"{INDENT * 2}dot_x3 = int({' and '.join(dict.fromkeys(terms))})")
     lines.append(f"{INDENT}if dot_mode == 4:  # K-major copies of the dot operands, then three TF32 products")
     if not copies or len(movable) != len(copies):
@@ -258,6 +295,55 @@ def _dot_choice(kw: KernelWriter, knob: str) -> list[str]:
             lines.append(f"{INDENT * 2}{py(t)} = _k_major({py(t)}, {k})")
         lines.append(f"{INDENT * 2}dot_x3 = 1")
     return lines
+
+
+def _pad_symbol(kw: KernelWriter, a: str, ka: int, b: str, kb: int) -> str | None:
+    """The symbol that is K of the launch's one dot, when zero-padding K leaves every result of the
+    launch unchanged: K is both operands' dim along the dot (a bound symbol), no other dim of a
+    tensor the launch touches, nothing in its grid, and in its body only the stop of one loop
+    from 0 that holds the dot; no parameter the launch reads depends on it. Else None."""
+    t = kw.t
+    sa, sb = t.shapes[a][ka], t.shapes[b][kb]
+    if not isinstance(sa.expr, Name) or sa.key != sb.key or sa.expr.id not in t.bindings:
+        return None
+    k = sa.expr.id
+    for name in kw.launch.tensors:
+        for d, size in enumerate(t.shapes[name]):
+            if k in size.names and (name, d) not in ((a, ka), (b, kb)):
+                return None
+    if any(k in _names(ax.count) or k in _names(ax.stop) for ax in kw.launch.grid):
+        return None
+    if any(k in _names(v) for p, v in t.params.items() if p not in t.tunables):
+        return None
+    loops = [f for f in _walk(kw.launch.body) if isinstance(f, For) and isinstance(f.stop, Name) and f.stop.id == k]
+    if len(loops) != 1 or not (loops[0].start is None or (isinstance(loops[0].start, Num) and loops[0].start.value == 0)):
+        return None
+    loop = loops[0]
+    if not any(isinstance(n, Call) and n.func == "matmul" for n in _walk(loop.body)):
+        return None
+    uses = sum(1 for n in _walk(kw.launch.body) if isinstance(n, Name) and n.id == k)
+    return k if uses == 1 else None
+
+
+def _walk(node):
+    """Every sketch node under ``node`` (statements, expressions, lists of them), ``node`` first."""
+    if isinstance(node, list):
+        for x in node:
+            yield from _walk(x)
+        return
+    if isinstance(node, dict):
+        for x in node.values():
+            yield from _walk(x)
+        return
+    if not dataclasses.is_dataclass(node):
+        return
+    yield node
+    for f in dataclasses.fields(node):
+        yield from _walk(getattr(node, f.name))
+
+
+def _names(e) -> set[str]:
+    return {n.id for n in _walk(e) if isinstance(n, Name)}
 
 
 def _wrap(items: list[str], width: int = 88) -> list[str]:

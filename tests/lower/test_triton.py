@@ -322,13 +322,15 @@ def test_dot_mode_by_layout_copies_an_operand_k_major_when_enough_rows_use_it(bu
     changed, and the result stays the product."""
     fn, module, src = build(GEMM.replace("DT", "f32"))
     assert module._K_MAJOR_MIN_USES >= 256   # the default copies only for large products
-    seen = []
+    assert "_k_padded(a, 1, b, 0)" in src.code
+    seen, ints = [], []
     kernel = module.k_kernel
 
     class Recorder:
         def __getitem__(self, grid):
             def launch(*args, **kwargs):
                 seen.append((kwargs["DOT_X3"], tuple(args[0].stride()), tuple(args[1].stride())))
+                ints.append({x for x in args if isinstance(x, int)})
                 return kernel[grid](*args, **kwargs)
             return launch
 
@@ -358,13 +360,31 @@ def test_dot_mode_by_layout_copies_an_operand_k_major_when_enough_rows_use_it(bu
     fn(a, b_bcast, bias, c)
     torch.testing.assert_close(c.double(), ref(a, b_bcast), atol=1e-4, rtol=1e-4)
     assert seen[-1] == (0, (48, 1), (0, 1))
-    # K not a multiple of 16: Triton's K-masked loads stay scalar, so IEEE products, no copy
+    # K not a multiple of 16 (Triton's K-masked loads would stay scalar): both operands copied
+    # K-major with K zero-padded to 64, the launch runs K = 64; below the threshold IEEE, uncopied
     a50, b50 = torch.randn(40, 50, device=device), torch.randn(50, 45, device=device)
+    for x, y in ((a50, b50), (a50, b50.t().contiguous().t())):
+        fn(x, y, bias, c)
+        torch.testing.assert_close(c.double(), ref(x, y), atol=1e-4, rtol=1e-4)
+        assert seen[-1] == (1, (64, 1), (1, 64)) and 64 in ints[-1] and 50 not in ints[-1]
+    module._K_MAJOR_MIN_USES = 41          # B serves 40 rows: no padding, no copy
     fn(a50, b50, bias, c)
     torch.testing.assert_close(c.double(), ref(a50, b50), atol=1e-4, rtol=1e-4)
-    assert seen[-1] == (0, (50, 1), (45, 1))
-    fn(a50, b50.t().contiguous().t(), bias, c)   # even K-major operands take IEEE products
-    assert seen[-1] == (0, (50, 1), (1, 50))
+    assert seen[-1] == (0, (50, 1), (45, 1)) and 50 in ints[-1]
+
+
+def test_k_is_not_padded_where_the_launch_uses_it_otherwise(build, device):
+    """The epilogue divides by K: a zero-padded K would change the result, so the launch keeps
+    K = 50 and takes IEEE products."""
+    fn, module, src = build(GEMM.replace("DT", "f32").replace(
+        "out = max(add(acc, tbias), 0)", "out = div(max(add(acc, tbias), 0), K)"))
+    assert "= _k_padded(" not in src.code
+    module._K_MAJOR_MIN_USES = 1
+    a, b = torch.randn(40, 50, device=device), torch.randn(50, 45, device=device)
+    bias, c = torch.randn(45, device=device), torch.empty(40, 45, device=device)
+    fn(a, b, bias, c)
+    want = torch.relu(a.double() @ b.double() + bias.double()) / 50
+    torch.testing.assert_close(c.double(), want, atol=1e-4, rtol=1e-4)
 
 
 SCAN = """
@@ -792,3 +812,23 @@ def test_online_softmax_over_long_rows_with_masked_entries(build, device, monkey
     fn(x, y, lse)
     torch.testing.assert_close(y, torch.softmax(x, 1), atol=1e-5, rtol=1e-5, equal_nan=True)
     torch.testing.assert_close(lse, torch.logsumexp(x, 1), atol=1e-5, rtol=1e-5, equal_nan=True)
+
+
+@pytest.mark.parametrize("forward, inputs", [
+    ("return torch.bmm(t[0], t[1]) * 2.0", "[torch.randn(3, 40, 50), torch.randn(3, 50, 36)]"),
+    ("return t[0].t() @ t[1]", "[torch.randn(50, 40), torch.randn(50, 36)]"),   # A not K-major
+])
+def test_a_lowered_gemm_with_a_k_tail_of_16_is_judged_correct_when_padded(write_task, forward, inputs):
+    """A task's GEMM with K = 50, lowered, every operand counted as well used (the threshold at
+    1 in the candidate's text): the host pads K to 64 in K-major copies and the verifier judges
+    the result correct (batched and transposed operands included)."""
+    from akg_rag.lower.assemble import lower_task
+    from akg_rag.verify import verify
+    from tests.lower.conftest import forward_task
+
+    path = write_task(forward_task(forward, inputs))
+    src, report = lower_task(path, "triton", "cuda")
+    assert "= _k_padded(" in src and "_K_MAJOR_MIN_USES = 512" in src
+    src = src.replace("_K_MAJOR_MIN_USES = 512", "_K_MAJOR_MIN_USES = 1")
+    res = verify(path, candidate_source=src, dsl="triton", backend="cpu", options={"timing": False, "trials": 2})
+    assert res.status == "correct", res.feedback
