@@ -817,6 +817,8 @@ def test_online_softmax_over_long_rows_with_masked_entries(build, device, monkey
 @pytest.mark.parametrize("forward, inputs", [
     ("return torch.bmm(t[0], t[1]) * 2.0", "[torch.randn(3, 40, 50), torch.randn(3, 50, 36)]"),
     ("return t[0].t() @ t[1]", "[torch.randn(50, 40), torch.randn(50, 36)]"),   # A not K-major
+    ("return t[0] @ t[0].t()", "[torch.randn(40, 50)]"),                       # one tensor, both roles
+    ("return torch.relu(t[0] @ t[1])", "[torch.randn(3, 40, 50), torch.randn(50, 36)]"),  # B shared by the batch
 ])
 def test_a_lowered_gemm_with_a_k_tail_of_16_is_judged_correct_when_padded(write_task, forward, inputs):
     """A task's GEMM with K = 50, lowered, every operand counted as well used (the threshold at
