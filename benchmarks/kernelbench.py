@@ -248,6 +248,7 @@ def run(args: argparse.Namespace) -> int:
             except Exception as e:  # noqa: BLE001 - the task itself failed to load or run
                 row.update(status="task_error", feedback=f"{type(e).__name__}: {e}"[:2000])
             row["wall_s"] = round(time.monotonic() - started, 2)
+        row["finished"] = round(time.time(), 1)  # when (epoch s): `report` lets the newest row stand
         sp = row.get("speedup_eager")
         with lock:
             with results.open("a") as f:
@@ -318,20 +319,32 @@ def baselines(args: argparse.Namespace) -> int:
 
 # ---- report ----------------------------------------------------------------------------------
 
+def _natural(path: str) -> list:
+    """Sort key that puts ``run9`` before ``run10``: digit runs compare as numbers."""
+    import re
+
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", str(path))]
+
+
 def _load(paths: list[str]) -> dict[str, dict[str, dict]]:
-    """Rows by problem and kind; a later row replaces an earlier one, except that a correctness-only
-    row (from a ``--jobs`` sweep) never replaces a timed one. Rows without a verdict (``offline``'s
-    compile reports, which may share a folder with the verdicts) are not read."""
+    """Rows by problem and kind; a newer row replaces an older one, except that a correctness-only
+    row (from a ``--jobs`` sweep) never replaces a timed one. Newer: rows stamped ``finished``
+    (every row ``run`` writes) come after unstamped ones, by stamp; unstamped rows in the files'
+    natural name order (``run9`` before ``run10``), then line order. Rows without a verdict
+    (``offline``'s compile reports, which may share a folder with the verdicts) are not read."""
+    ordered = []
+    for i, p in enumerate(sorted(paths, key=_natural)):
+        for j, row in enumerate(_rows(p)):
+            if "status" in row:
+                stamp = row.get("finished")
+                ordered.append(((stamp is not None, stamp or 0.0, i, j), row))
     by: dict[str, dict[str, dict]] = {}
-    for p in paths:
-        for row in _rows(p):
-            if "status" not in row:
-                continue
-            kinds = by.setdefault(row["problem"], {})
-            old = kinds.get(row["kind"])
-            if old is not None and old.get("speedup_eager") is not None and row.get("timed") is False:
-                continue
-            kinds[row["kind"]] = row
+    for _, row in sorted(ordered, key=lambda t: t[0]):
+        kinds = by.setdefault(row["problem"], {})
+        old = kinds.get(row["kind"])
+        if old is not None and old.get("speedup_eager") is not None and row.get("timed") is False:
+            continue
+        kinds[row["kind"]] = row
     return by
 
 

@@ -69,24 +69,46 @@ def test_only_correct_selects_from_a_sweep(kb_mod, layout, tmp_path):
 
 
 def test_untimed_row_never_replaces_a_timed_one(kb_mod, tmp_path):
-    timed = tmp_path / "timed.jsonl"
+    timed = tmp_path / "timed-run1.jsonl"
     sweep = tmp_path / "sweep.jsonl"
     _write(timed, [{"problem": "level1/1_a", "kind": "lowered", "status": "correct", "speedup_eager": 1.5}])
-    _write(sweep, [{"problem": "level1/1_a", "kind": "lowered", "status": "correct", "timed": False},
+    # the sweep is newer (stamped) but correctness-only
+    _write(sweep, [{"problem": "level1/1_a", "kind": "lowered", "status": "correct", "timed": False,
+                    "finished": 1.0},
                    {"problem": "level1/2_b", "kind": "lowered", "status": "incorrect", "timed": False}])
     by = kb_mod._load([str(timed), str(sweep)])
     assert by["level1/1_a"]["lowered"]["speedup_eager"] == 1.5
     assert by["level1/2_b"]["lowered"]["status"] == "incorrect"
     # a later timed verdict does replace an earlier one (a rerun after a fix)
-    _write(tmp_path / "rerun.jsonl", [{"problem": "level1/1_a", "kind": "lowered", "status": "incorrect",
-                                        "timed": True}])
-    by = kb_mod._load([str(timed), str(tmp_path / "rerun.jsonl")])
+    _write(tmp_path / "timed-run2.jsonl", [{"problem": "level1/1_a", "kind": "lowered", "status": "incorrect",
+                                         "timed": True}])
+    by = kb_mod._load([str(timed), str(tmp_path / "timed-run2.jsonl")])
     assert by["level1/1_a"]["lowered"]["status"] == "incorrect"
     # an offline compile report (no verdict) read after a verdict leaves it alone
     _write(tmp_path / "offline.jsonl", [{"problem": "level1/1_a", "kind": "lowered", "arch": 90,
                                          "launches": []}])
     by = kb_mod._load([str(timed), str(tmp_path / "offline.jsonl")])
     assert by["level1/1_a"]["lowered"]["speedup_eager"] == 1.5
+
+
+def test_newest_row_stands_whatever_order_the_files_come_in(kb_mod, tmp_path):
+    def row(sp, **kw):
+        return {"problem": "level1/8_a", "kind": "lowered", "status": "correct", "timed": True,
+                "speedup_eager": sp, **kw}
+
+    # unstamped rows: files in natural name order, so run10 is newer than run9 (a shell glob
+    # lists run10 first)
+    _write(tmp_path / "run9.jsonl", [row(0.42)])
+    _write(tmp_path / "run10.jsonl", [row(1.48)])
+    for order in ([tmp_path / "run10.jsonl", tmp_path / "run9.jsonl"],
+                  [tmp_path / "run9.jsonl", tmp_path / "run10.jsonl"]):
+        by = kb_mod._load([str(p) for p in order])
+        assert by["level1/8_a"]["lowered"]["speedup_eager"] == 1.48
+    # a stamped row (what `run` writes) is newer than any unstamped one, and stamps order
+    # among themselves, whatever the file names say
+    _write(tmp_path / "a.jsonl", [row(0.9, finished=2000.0), row(1.1, finished=1000.0)])
+    by = kb_mod._load([str(tmp_path / "run10.jsonl"), str(tmp_path / "a.jsonl"), str(tmp_path / "run9.jsonl")])
+    assert by["level1/8_a"]["lowered"]["speedup_eager"] == 0.9
 
 
 def test_report_plots_each_timed_correct_row_per_level(kb_mod, tmp_path):
