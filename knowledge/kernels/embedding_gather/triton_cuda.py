@@ -1,8 +1,12 @@
-"""Embedding lookup: out[t, :] = table[ids[t], :] as a Triton row gather.
+"""Embedding lookup: out[t, :] = table[ids[t], :] as a Triton row gather, with no host sync.
 
-Grid axis 0 is the token, axis 1 a BLOCK-wide chunk of the embedding: each program loads one id
-and copies a contiguous chunk of that table row (coalesced on both sides). Ids are range-checked on
-the host first (an out-of-range id raises, as nn.Embedding does).
+Grid axis 0 is the token, axis 1 a BLOCK-wide chunk of the embedding (BLOCK: the row's width
+rounded up to a power of two, at most MAX_BLOCK): each program loads one id and copies a
+contiguous chunk of that table row, coalesced on both sides, 16 floats per thread in flight.
+
+Ids are range-checked inside the kernel, so the call never waits for the device: the row of an
+id outside [0, vocab) is written as NaN (nothing outside the table is read), where nn.Embedding
+raises. A NaN row in the output is the signal of a bad id.
 """
 
 import torch
@@ -10,9 +14,9 @@ import torch.nn as nn
 import triton
 import triton.language as tl
 
-# Tunables (H200: pure data movement; 1024 floats = 4 KiB per program).
-BLOCK = 1024  # embedding columns per program
-NUM_WARPS = 4
+# Tunables (H200: pure data movement; a 4096-float row is one 16 KiB program).
+MAX_BLOCK = 4096  # embedding columns per program at most (power of two)
+COLS_PER_WARP = 512  # columns per warp: 16 floats per lane, four 16-byte loads
 
 
 @triton.jit
@@ -20,6 +24,7 @@ def embedding_kernel(
     ids_ptr,  # token ids (T,) int64, contiguous
     table_ptr,  # table (V, D) fp32, contiguous
     out_ptr,  # output (T, D) fp32, contiguous
+    V,  # vocabulary size: ids outside [0, V) give a NaN row
     D,  # embedding width
     BLOCK: tl.constexpr,  # columns per program
 ):
@@ -28,27 +33,31 @@ def embedding_kernel(
     cols = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
     live = cols < D
     idx = tl.load(ids_ptr + t)  # int64, so idx * D cannot overflow
-    row = tl.load(table_ptr + idx * D + cols, mask=live, other=0.0)
+    valid = (idx >= 0) & (idx < V)
+    safe = tl.where(valid, idx, 0)
+    row = tl.load(table_ptr + safe * D + cols, mask=live & valid, other=float("nan"))
     tl.store(out_ptr + t * D + cols, row, mask=live)
 
 
 def embedding(ids: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
-    """table[ids] for int64 ids of any shape and a float32 (V, D) table."""
+    """table[ids] for int64 ids of any shape and a float32 (V, D) table (NaN rows for bad ids)."""
     if ids.dtype != torch.int64:
         raise TypeError(f"embedding: ids must be int64, got {ids.dtype}")
     if table.dtype != torch.float32 or table.dim() != 2:
         raise TypeError(f"embedding: table must be float32 (V, D), got "
                         f"{table.dtype} {tuple(table.shape)}")
+    if ids.device != table.device:
+        raise ValueError(f"embedding: ids on {ids.device}, table on {table.device}")
     V, D = table.shape
     ids = ids.contiguous()
-    if ids.numel() > 0 and (int(ids.min()) < 0 or int(ids.max()) >= V):
-        raise IndexError(f"embedding: ids must lie in [0, {V})")
     table = table.contiguous()
     out = torch.empty((*ids.shape, D), device=table.device, dtype=torch.float32)
     T = ids.numel()
     if T > 0 and D > 0:
-        grid = (T, triton.cdiv(D, BLOCK))
-        embedding_kernel[grid](ids, table, out, D, BLOCK=BLOCK, num_warps=NUM_WARPS)
+        block = min(MAX_BLOCK, triton.next_power_of_2(D))
+        warps = max(1, min(8, block // COLS_PER_WARP))
+        grid = (T, triton.cdiv(D, block))
+        embedding_kernel[grid](ids, table, out, V, D, BLOCK=block, num_warps=warps)
     return out
 
 
