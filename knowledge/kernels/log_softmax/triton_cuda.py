@@ -4,6 +4,10 @@ One program per row. Pass 1 streams the row in BLOCK_SIZE chunks keeping a runni
 a running sum s of exp(x - m) (rescaled by exp(old - new) whenever m grows), which gives
 logsumexp = m + log(s) after a single read. Pass 2 writes x - logsumexp. Rows of any length
 work; tails are masked. Runs on CUDA, and on CPU tensors under TRITON_INTERPRET=1.
+
+Rows up to MAX_ROW_BLOCK columns take `log_softmax_row_kernel` instead: the row is loaded once,
+held in registers, and its statistics and output come from that one read (a single HBM read
+instead of a chunked pass whose loads wait on each other, then a second pass).
 """
 
 import torch
@@ -13,6 +17,27 @@ import triton.language as tl
 
 BLOCK_SIZE = 2048  # columns per chunk (power of two); 2048 / (8 warps * 32 lanes) = 8 per lane
 NUM_WARPS = 8
+MAX_ROW_BLOCK = 16384  # widest row held in registers (power of two)
+ROW_COLS_PER_WARP = 1024  # held row: a warp per 1024 columns (16384: 16 warps, 32 values per lane)
+
+
+@triton.jit
+def log_softmax_row_kernel(
+    x_ptr,  # *fp32: input (n_rows, n_cols), row-major with row stride `stride_row`
+    y_ptr,  # *fp32: output (n_rows, n_cols), same layout as the input
+    n_cols,  # int: row length, <= BLOCK_SIZE
+    stride_row,  # int: elements between the starts of consecutive rows
+    BLOCK_SIZE: tl.constexpr,  # power of two >= n_cols: the whole row
+):
+    row = tl.program_id(axis=0).to(tl.int64)
+    x_row = x_ptr + row * stride_row
+    y_row = y_ptr + row * stride_row
+    cols = tl.arange(0, BLOCK_SIZE)
+    mask = cols < n_cols
+    x = tl.load(x_row + cols, mask=mask, other=float("-inf"))
+    m = tl.max(x, axis=0)
+    lse = m + tl.log(tl.sum(tl.exp(x - m), axis=0))
+    tl.store(y_row + cols, x - lse, mask=mask)
 
 
 @triton.jit
@@ -57,7 +82,12 @@ def log_softmax(x: torch.Tensor) -> torch.Tensor:
     y = torch.empty_like(x)
     if x.numel() == 0:
         return y
-    log_softmax_kernel[(n_rows,)](x, y, n_cols, x.stride(0), BLOCK_SIZE=BLOCK_SIZE, num_warps=NUM_WARPS)
+    whole = triton.next_power_of_2(n_cols)
+    if whole <= MAX_ROW_BLOCK:
+        warps = max(1, min(16, whole // ROW_COLS_PER_WARP))
+        log_softmax_row_kernel[(n_rows,)](x, y, n_cols, x.stride(0), BLOCK_SIZE=whole, num_warps=warps)
+    else:
+        log_softmax_kernel[(n_rows,)](x, y, n_cols, x.stride(0), BLOCK_SIZE=BLOCK_SIZE, num_warps=NUM_WARPS)
     return y
 
 
