@@ -204,7 +204,8 @@ class Judge:
         self.phase("starting the candidate process")
         self.start_candidate()
         if self.opts.timing:   # the figures only go with timings
-            self.phase("analysing the task (roofline figures)")
+            if not self.ref.given_figures():
+                self.phase("analysing the task (roofline figures)")
             self.ref.analyse()
 
     def run(self) -> dict[str, Any]:

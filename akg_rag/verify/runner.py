@@ -27,6 +27,7 @@ from akg_rag.dsl import check_target
 from akg_rag.errors import ConfigError, TaskError, VerifierError
 from akg_rag.task import read_source
 from akg_rag.verify import env as envmod
+from akg_rag.verify import figures as task_figures
 from akg_rag.verify import process, sandbox
 from akg_rag.verify.guards import violation
 from akg_rag.verify.options import VerifyOptions
@@ -80,7 +81,15 @@ def verify(task: str | Path, candidate: str | Path | None = None, *, candidate_s
         return VerifyResult("guard_violation", feedback="static guard violations (nothing was run):\n"
                             + "\n".join(lines), guard_violations=static.violations, **base,
                             wall_s=round(time.monotonic() - started, 3))
-    result = _run_child(task_path, task_source, candidate_source, dsl, backend, opts, base)
+    # the roofline's task figures: memoised from an earlier verification of this task, else asked
+    # for in the background for the next one (this judge works them out); on a CPU backend nothing
+    # runs beside the timings
+    figures = None
+    if backend == "cuda":
+        figures = task_figures.cached(task_path.name, task_source, opts.scale) if opts.timing else None
+        if figures is None:
+            task_figures.prefetch(task_path.name, task_source, opts.scale)
+    result = _run_child(task_path, task_source, candidate_source, dsl, backend, opts, base, figures)
     result.wall_s = round(time.monotonic() - started, 3)
     if result.phases:
         # what the judge's steps do not cover: interpreters starting (torch imports), the sandbox,
@@ -90,7 +99,7 @@ def verify(task: str | Path, candidate: str | Path | None = None, *, candidate_s
 
 
 def _run_child(task_path: Path, task_source: str, candidate_source: str, dsl: str, backend: str,
-               opts: VerifyOptions, base: dict[str, Any]) -> VerifyResult:
+               opts: VerifyOptions, base: dict[str, Any], figures: dict | None = None) -> VerifyResult:
     memory_mb = opts.memory_mb or envmod.default_memory_mb(backend)
     box = sandbox.choose(gpu=backend == "cuda")
     base = dict(base, isolation=box.describe())
@@ -107,7 +116,10 @@ def _run_child(task_path: Path, task_source: str, candidate_source: str, dsl: st
         cand_path.write_text(candidate_source, encoding="utf-8")
         common = {"task_source": task_source, "dsl": dsl, "backend": backend, "options": opts.to_dict(),
                   "memory_mb": memory_mb, "out_dir": str(out_dir)}
-        (judge_dir / "job.json").write_text(json.dumps(dict(common, task_path=str(judge_dir / task_path.name))))
+        judge_job = dict(common, task_path=str(judge_dir / task_path.name))
+        if figures is not None:   # the judge's only: the candidate's job file never carries them
+            judge_job["analysis"] = figures
+        (judge_dir / "job.json").write_text(json.dumps(judge_job))
         (work / "job.json").write_text(json.dumps(dict(common, task_path=str(work / "task" / task_path.name),
                                                        candidate_path=str(cand_path))))
         cache_dir = opts.cache_dir
