@@ -85,8 +85,8 @@ def verify(task: str | Path, candidate: str | Path | None = None, *, candidate_s
     # for in the background for the next one (this judge works them out); on a CPU backend nothing
     # runs beside the timings
     figures = None
-    if backend == "cuda":
-        figures = task_figures.cached(task_path.name, task_source, opts.scale) if opts.timing else None
+    if backend == "cuda" and opts.timing:
+        figures = task_figures.cached(task_path.name, task_source, opts.scale)
         if figures is None:
             task_figures.prefetch(task_path.name, task_source, opts.scale)
     result = _run_child(task_path, task_source, candidate_source, dsl, backend, opts, base, figures)
