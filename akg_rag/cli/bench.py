@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 from akg_rag.cli.executors import add_executor_arguments, executor_from_args
@@ -29,6 +30,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--report", default=None, metavar="DIR",
                    help="write results.json, report.md and speedups.png here")
     p.add_argument("--only", nargs="*", default=None, metavar="NAME", help="bench only these task names")
+    p.add_argument("--resume", action="store_true",
+                   help="with --report: keep the results of DIR/results.json (an earlier run of the same "
+                        "dsl, backend, scale and trials, complete or cut short) whose task and candidate "
+                        "files are unchanged and that are correct (and timed, when timing); run the rest")
     p.add_argument("--candidate-stem", default=None, metavar="STEM",
                    help="candidate file name in a folder layout (default {dsl}_{backend}); e.g. "
                         "--dsl triton --backend cpu --candidate-stem triton_cuda runs CUDA Triton "
@@ -51,6 +56,21 @@ def run(args: argparse.Namespace) -> int:
     opts = options_from_args(args)
     meta = {"dsl": args.dsl, "backend": args.backend, "scale": args.scale or "default",
             "tasks_dir": args.tasks_dir, "candidates_dir": args.candidates_dir, "trials": args.trials}
+    if args.resume:
+        if not args.report:
+            raise ConfigError("--resume needs --report DIR: it resumes DIR/results.json")
+        from pathlib import Path
+
+        from akg_rag.verify.bench import resume
+
+        previous = Path(args.report) / "results.json"
+        if previous.is_file():
+            try:
+                kept = resume(items, json.loads(previous.read_text()), meta, opts.timing)
+            except ValueError as e:
+                raise ConfigError(f"--resume: {previous} is not a bench results file: {e}") from None
+            print(f"resumed {len(kept)} of {len(items)} tasks from {previous}"
+                  + (f": {', '.join(kept)}" if kept else " (none reusable)"), file=sys.stderr)
     save_partial = None
     if args.report:
         from pathlib import Path

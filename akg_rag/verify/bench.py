@@ -35,6 +35,8 @@ class BenchItem:
     candidate: Path | None
     result: VerifyResult | None = None
     error: str | None = None
+    sources: dict[str, str] | None = None   # sha256 of the task and candidate files as verified
+    reused: bool = False                     # the result comes from an earlier run (``resume``)
 
     @property
     def status(self) -> str:
@@ -54,7 +56,48 @@ class BenchItem:
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "task": str(self.task),
                 "candidate": str(self.candidate) if self.candidate else None, "status": self.status,
-                "error": self.error, "result": self.result.to_dict() if self.result else None}
+                "error": self.error, "result": self.result.to_dict() if self.result else None,
+                "sources": self.sources, "reused": self.reused}
+
+    def fingerprint(self) -> dict[str, str] | None:
+        """sha256 of the task's and the candidate's text now (None without a readable candidate)."""
+        import hashlib
+
+        if self.candidate is None:
+            return None
+        try:
+            return {k: hashlib.sha256(p.read_bytes()).hexdigest()
+                    for k, p in (("task", self.task), ("candidate", self.candidate))}
+        except OSError:
+            return None
+
+
+RESUME_KEYS = ("dsl", "backend", "scale", "trials")   # a run's meta that must match to reuse its results
+
+
+def resume(items: list[BenchItem], previous: dict[str, Any], meta: dict[str, Any], timing: bool) -> list[str]:
+    """Carry over into ``items`` the results of an earlier bench (its ``results.json``, complete or
+    cut short) that need no new run: same name, same task and candidate text (sha256), correct,
+    and timed when this run times. Everything else runs again: a changed kernel, a failure, a task
+    the earlier run left pending or only checked. Returns the names carried over; none when the
+    earlier run's dsl, backend, scale or trials differ from ``meta``."""
+    old = previous.get("meta") or {}
+    if any(old.get(k) != meta.get(k) for k in RESUME_KEYS):
+        return []
+    by_name = {t.get("name"): t for t in previous.get("tasks") or [] if isinstance(t, dict)}
+    kept = []
+    for it in items:
+        t = by_name.get(it.name)
+        if not t or t.get("status") != "correct" or not t.get("result") or not t.get("sources"):
+            continue
+        if t["sources"] != it.fingerprint():
+            continue
+        r = VerifyResult.from_dict(t["result"])
+        if not r.ok or (timing and r.timings is None):
+            continue
+        it.result, it.sources, it.reused = r, t["sources"], True
+        kept.append(it.name)
+    return kept
 
 
 @dataclass
@@ -143,7 +186,7 @@ def run_bench(items: list[BenchItem], dsl: str, backend: str, options: VerifyOpt
     ``on_result`` is called after every verdict (e.g. to save partial results).
     """
     executor = executor or LocalExecutor(jobs=1)
-    runnable = [it for it in items if it.candidate is not None]
+    runnable = [it for it in items if it.candidate is not None and not it.reused]
     if backend == "cuda" and options.timing and isinstance(executor, LocalExecutor):
         # the roofline's task figures, worked out in this process's helper before each task is timed
         for it in runnable:
@@ -163,6 +206,8 @@ def _run_phase(items: list[BenchItem], dsl: str, backend: str, options: VerifyOp
     """Run one job per item through ``executor``; a later phase's verdict replaces an earlier one."""
     jobs = [make_job(str(it.task), str(it.candidate), dsl=dsl, backend=backend, options=options.to_dict())
             for it in items]
+    for it in items:
+        it.sources = it.fingerprint()   # what this phase verifies (a resumed run compares it)
     tick = _progress(len(jobs), label) if progress and jobs else (lambda label: None)
     for i, r in executor.imap(jobs):
         it = items[i]

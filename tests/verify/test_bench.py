@@ -41,6 +41,35 @@ def test_bench_directory_table_summary_and_report(tmp_path, capsys):
     assert (out / "speedups.png").read_bytes()[:4] == b"\x89PNG"
 
 
+def test_resume_keeps_unchanged_correct_results_and_runs_the_rest(tmp_path, capsys):
+    tasks, cands, out = tmp_path / "tasks", tmp_path / "cands", tmp_path / "report"
+    tasks.mkdir()
+    cands.mkdir()
+    for name, cand in (("a", "triton_correct"), ("b", "triton_correct"), ("c", "triton_incorrect")):
+        shutil.copy(HERE / "tasks" / "rowscale.py", tasks / f"{name}.py")
+        shutil.copy(HERE / "candidates" / f"{cand}.py", cands / f"{name}.py")
+    base = ["bench", str(tasks), str(cands), *FAST_ARGS, "--report", str(out)]
+    assert main(base) == 1
+    first = {t["name"]: t for t in json.loads((out / "results.json").read_text())["tasks"]}
+    assert first["a"]["sources"]["candidate"] != first["c"]["sources"]["candidate"]
+    capsys.readouterr()
+    # b's kernel changes after its run: it is verified again; a is kept as it was; c failed: again
+    (cands / "b.py").write_text((cands / "b.py").read_text() + "\n# edited after the first run\n")
+    assert main(base + ["--resume"]) == 1
+    assert "resumed 1 of 3 tasks" in capsys.readouterr().err
+    second = {t["name"]: t for t in json.loads((out / "results.json").read_text())["tasks"]}
+    assert second["a"]["reused"] is True and second["a"]["result"] == first["a"]["result"]
+    assert second["b"]["reused"] is False and second["b"]["status"] == "correct"
+    assert second["b"]["sources"]["candidate"] != first["b"]["sources"]["candidate"]
+    assert second["c"]["reused"] is False and second["c"]["status"] == "incorrect"
+    # other settings reuse nothing
+    other = [a if a != "2" else "3" for a in base]   # --trials 3
+    assert main(other + ["--resume", "--only", "a"]) == 0
+    assert "resumed 0 of 1 tasks" in capsys.readouterr().err
+    assert main(["bench", str(tasks), str(cands), *FAST_ARGS, "--resume"]) == 2   # no --report: refused
+    assert "--resume needs --report" in capsys.readouterr().err
+
+
 def test_verify_cli_json_and_exit_code(capsys):
     code = main([str(HERE / "tasks" / "rowscale.py"), str(HERE / "candidates" / "triton_correct.py"),
                  *FAST_ARGS, "--json"])
