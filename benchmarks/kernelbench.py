@@ -43,15 +43,11 @@ import traceback
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # figures.py, when imported by path
-from figures import (HEADER, bandwidth_figures, bandwidth_line, figures_line, render_table,  # noqa: E402
-                     result_row, score, table_row)
+from figures import result_row  # noqa: E402
 import compile_baseline  # noqa: E402
-from compile_baseline import anchored, baseline_rows  # noqa: E402
-
-KINDS = ("lowered", "library", "reused")
-COPY_GBPS = 4203.7   # GB/s, read + write: the H200's measured device-to-device copy (docs/results/h200/hw_probe.json)
-# the kinds each report mode scores (the faster correct one per problem)
-MODE_KINDS = {"lower": ("lowered", "library"), "normal": KINDS}
+# the report side lives in kb_report.py; its names are this script's too (tests and callers use both)
+from kb_report import (COPY_GBPS, KINDS, MODE_KINDS, _load, _natural, _pick, _plot, _rows,  # noqa: E402,F401
+                       report, summary)
 
 
 def _problems(kb: Path, level: int) -> list[Path]:
@@ -160,21 +156,6 @@ def _prepare_reused(task: Path, folder: Path, args: argparse.Namespace, retrieve
 
 
 # ---- run -------------------------------------------------------------------------------------
-
-def _rows(path: str | Path) -> list[dict]:
-    """The rows of a results file; a line cut by a kill (not JSON, or without problem and kind) is
-    skipped, so that problem runs again."""
-    path = Path(path)
-    rows = []
-    for line in path.read_text().splitlines() if path.is_file() else []:
-        try:
-            row = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(row, dict) and "problem" in row and "kind" in row:
-            rows.append(row)
-    return rows
-
 
 def _done(results: Path) -> set[tuple[str, str]]:
     return {(row["problem"], row["kind"]) for row in _rows(results)}
@@ -320,120 +301,6 @@ def baselines(args: argparse.Namespace) -> int:
                 for task in _problems(Path(args.kb), level)
                 if not args.problems or _number(task) in args.problems]
     return compile_baseline.baselines(problems, args)
-
-
-# ---- report ----------------------------------------------------------------------------------
-
-def _natural(path: str) -> list:
-    """Sort key that puts ``run9`` before ``run10``: digit runs compare as numbers."""
-    import re
-
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", str(path))]
-
-
-def _load(paths: list[str]) -> dict[str, dict[str, dict]]:
-    """Rows by problem and kind; a newer row replaces an older one, except that a correctness-only
-    row (from a ``--jobs`` sweep) never replaces a timed one. Newer: rows stamped ``finished``
-    (every row ``run`` writes) come after unstamped ones, by stamp; unstamped rows in the files'
-    natural name order (``run9`` before ``run10``), then line order. Rows without a verdict
-    (``offline``'s compile reports, which may share a folder with the verdicts) are not read."""
-    ordered = []
-    for i, p in enumerate(sorted(paths, key=_natural)):
-        for j, row in enumerate(_rows(p)):
-            if "status" in row:
-                stamp = row.get("finished")
-                ordered.append(((stamp is not None, stamp or 0.0, i, j), row))
-    by: dict[str, dict[str, dict]] = {}
-    for _, row in sorted(ordered, key=lambda t: t[0]):
-        kinds = by.setdefault(row["problem"], {})
-        old = kinds.get(row["kind"])
-        if old is not None and old.get("speedup_eager") is not None and row.get("timed") is False:
-            continue
-        kinds[row["kind"]] = row
-    return by
-
-
-def _pick(rows: dict[str, dict], mode: str) -> dict:
-    """The row a mode scores: the faster correct one of the mode's kinds (:data:`MODE_KINDS`), else
-    the lowered row (a failure), else any."""
-    kinds = MODE_KINDS[mode]
-    good = [rows[k] for k in kinds if k in rows and rows[k].get("status") == "correct"]
-    if good:
-        return max(good, key=lambda r: r.get("speedup_eager") or 0.0)
-    return next((rows[k] for k in kinds if k in rows), None) or next(iter(rows.values()))
-
-
-def summary(by: dict[str, dict[str, dict]], mode: str, bases: dict[str, dict] | None = None,
-            exclude: list[str] | None = None, copy_gbps: float = COPY_GBPS) -> tuple[list[list[str]], dict]:
-    """Per-problem rows and per-level figures; a failure counts as 1.0x in the geometric means.
-    ``bases`` (compile baselines by problem) fill in eager-anchored compile figures; problems
-    matching an ``exclude`` pattern (fnmatch on ``level1/50_conv...``) are left out of both. Each
-    level's figures carry its memory-bound rows' bandwidth against ``copy_gbps``."""
-    import fnmatch
-
-    rows = [list(HEADER)]
-    levels: dict[int, list[dict]] = {}
-    for key in sorted(by, key=lambda k: (k.split("/")[0], int(k.split("/")[1].split("_")[0]))):
-        if any(fnmatch.fnmatch(key, pat) for pat in exclude or ()):
-            continue
-        r = anchored(_pick(by[key], mode), (bases or {}).get(key))
-        levels.setdefault(int(r.get("level", key[5])), []).append(r)
-        rows.append(table_row(key, r))
-    figures = {f"level{k}": score(v) for k, v in sorted(levels.items())}
-    for k, v in sorted(levels.items()):
-        figures[f"level{k}"]["compile_anchored"] = sum(r.get("compile_method") == "eager-anchored" for r in v)
-        figures[f"level{k}"]["bandwidth"] = bandwidth_figures(v, copy_gbps)
-    return rows, figures
-
-
-def report(args: argparse.Namespace) -> int:
-    """Print (and optionally write) the per-problem table and the per-level figures."""
-    import fnmatch
-
-    by = _load(args.results)
-    bases = baseline_rows(args.baselines)
-    rows, figures = summary(by, args.mode, bases, args.exclude, args.copy_gbps)
-    table = render_table(rows)
-    lines = [f"mode: {args.mode}"] + [figures_line(lv, f) for lv, f in figures.items()]
-    lines += [bandwidth_line(lv, f["bandwidth"]) for lv, f in figures.items()]
-    if args.exclude:
-        lines.append(f"left out: problems matching {' '.join(args.exclude)}")
-    if bases:
-        n = sum(f.get("compile_anchored", 0) for f in figures.values())
-        lines.append(f"torch.compile figures of {n} problem(s) eager-anchored (speedup_eager x compile_ms / "
-                     "eager_ms, the baseline from `baselines`); the rest timed beside the candidate or none (1.0x)")
-    text = "\n".join(lines)
-    print(table)
-    print(text)
-    if args.markdown:
-        Path(args.markdown).write_text(f"{text}\n\n{table}\n")
-    if args.plot:
-        _plot({k: v for k, v in by.items() if not any(fnmatch.fnmatch(k, p) for p in args.exclude or ())},
-              args.mode, figures, args.plot, bases)
-        print(f"plot: {args.plot}")
-    if args.json:
-        print(json.dumps(figures, indent=1))
-    return 0
-
-
-def _plot(by: dict[str, dict[str, dict]], mode: str, figures: dict, path: str,
-          bases: dict[str, dict] | None = None) -> None:
-    """Per level, the speedups of the rows a mode scores (over eager and over torch.compile)."""
-    from plot import write_svg
-
-    groups: dict[str, dict] = {}
-    for key in by:
-        r = anchored(_pick(by[key], mode), (bases or {}).get(key))
-        g = groups.setdefault(f"level{r.get('level', key[5])}", {"eager": [], "compile": []})
-        if r.get("status") == "correct":
-            for name, field in (("eager", "speedup_eager"), ("compile", "speedup_compile")):
-                if r.get(field):
-                    g[name].append(float(r[field]))
-    for name, g in groups.items():
-        f = figures.get(name, {})
-        g["problems"] = f.get("problems", 0)
-        g["means"] = {"eager": f.get("geomean_eager"), "compile": f.get("geomean_compile")}
-    write_svg(path, dict(sorted(groups.items())))
 
 
 def main(argv: list[str] | None = None) -> int:
