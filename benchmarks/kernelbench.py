@@ -46,8 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # figures.py, when imp
 from figures import result_row  # noqa: E402
 import compile_baseline  # noqa: E402
 # the report side lives in kb_report.py; its names are this script's too (tests and callers use both)
-from kb_report import (COPY_GBPS, KINDS, MODE_KINDS, _load, _natural, _pick, _plot, _rows,  # noqa: E402,F401
-                       report, summary)
+from kb_report import COPY_GBPS, KINDS, _load, _pick, _rows, report, summary  # noqa: E402,F401
 
 
 def _problems(kb: Path, level: int) -> list[Path]:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from akg_rag.errors import AkgError, ConfigError
+from akg_rag.task import read_source, source_hash
 from akg_rag.verify import figures as task_figures
 from akg_rag.verify.executor import Executor, LocalExecutor, make_job
 from akg_rag.verify.options import VerifyOptions
@@ -35,7 +36,7 @@ class BenchItem:
     candidate: Path | None
     result: VerifyResult | None = None
     error: str | None = None
-    sources: dict[str, str] | None = None   # sha256 of the task and candidate files as verified
+    sources: dict[str, str] | None = None   # content hashes of the task and candidate files as verified
     reused: bool = False                     # the result comes from an earlier run (``resume``)
 
     @property
@@ -60,15 +61,12 @@ class BenchItem:
                 "sources": self.sources, "reused": self.reused}
 
     def fingerprint(self) -> dict[str, str] | None:
-        """sha256 of the task's and the candidate's text now (None without a readable candidate)."""
-        import hashlib
-
+        """Content hashes of the task's and the candidate's text now (None without a readable candidate)."""
         if self.candidate is None:
             return None
         try:
-            return {k: hashlib.sha256(p.read_bytes()).hexdigest()
-                    for k, p in (("task", self.task), ("candidate", self.candidate))}
-        except OSError:
+            return {k: source_hash(read_source(p)) for k, p in (("task", self.task), ("candidate", self.candidate))}
+        except AkgError:
             return None
 
 
@@ -77,7 +75,7 @@ RESUME_KEYS = ("dsl", "backend", "scale", "trials")   # a run's meta that must m
 
 def resume(items: list[BenchItem], previous: dict[str, Any], meta: dict[str, Any], timing: bool) -> list[str]:
     """Carry over into ``items`` the results of an earlier bench (its ``results.json``, complete or
-    cut short) that need no new run: same name, same task and candidate text (sha256), correct,
+    cut short) that need no new run: same name, same task and candidate text (content hash), correct,
     and timed when this run times. Everything else runs again: a changed kernel, a failure, a task
     the earlier run left pending or only checked. Returns the names carried over; none when the
     earlier run's dsl, backend, scale or trials differ from ``meta``."""

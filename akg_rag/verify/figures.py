@@ -16,7 +16,6 @@ except its own background thread. The helper sets AKG_TASK_SCALE in its own envi
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import queue
@@ -26,6 +25,8 @@ import tempfile
 import threading
 from pathlib import Path
 from typing import Any
+
+from akg_rag.task import source_hash
 
 REQUEST_TIMEOUT_S = 120.0
 KEYS = ("flops", "min_bytes", "dtype")
@@ -37,7 +38,7 @@ _thread: threading.Thread | None = None
 
 
 def _key(task_name: str, task_source: str, scale: str | None) -> tuple[str, str, str | None]:
-    return hashlib.sha256(task_source.encode("utf-8")).hexdigest(), task_name, scale
+    return source_hash(task_source), task_name, scale
 
 
 def valid(given: object) -> bool:
