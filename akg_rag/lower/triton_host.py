@@ -46,12 +46,13 @@ def _span(t):
 # layout that does (one read and one write of it), then the dot takes three TF32 products. Mode 3
 # copies only an operand each of whose elements meets at least _K_MAJOR_MIN_USES rows of the other:
 # the copy costs 8 bytes per element (about 2 ns per thousand elements at 4.2 TB/s), the split
-# products save per element and row met twice the flop time difference of the two products. The
-# H200's batched 256 x 512 @ 512 x 1024 (256 rows per element of B) ran 0.92 ms with the copy and
-# without it; the matmul seeds (4096 rows, B copied) ran 1.32-1.49x eager (docs/results/h200.md).
-# 512 is twice that break-even.
+# products save per element and row met twice the flop time difference of the two products. On the
+# H200, batched 256 x 512 @ 512 x 1024 (256 rows per element of B, the lowered candidate at its
+# default tiles) ran 0.96 ms without the copy (IEEE products) and 0.67 ms with it (1.10x eager;
+# docs/results/h200/seed-sweeps-run11.jsonl); the matmul seeds (4096 rows, B copied) ran
+# 1.32-1.52x eager. The estimate above puts break-even near 100 rows; 256 is the measured gain.
 K_MAJOR_HELPER = '''\
-_K_MAJOR_MIN_USES = 512  # rows of the other operand each element meets; fewer: no copy in DOT_MODE 3
+_K_MAJOR_MIN_USES = 256  # rows of the other operand each element meets; fewer: no copy in DOT_MODE 3
 
 
 @triton.jit

@@ -2,6 +2,8 @@
 
 Each program owns a BLOCK_M x BLOCK_N tile of one batch entry's C and walks K in BLOCK_K steps
 with fp32 tl.dot (three TF32 products, or IEEE) and fp32 accumulation. Masks cover every tail.
+Hopper's tensor cores read 32-bit operands only along K, so a row-major B (unit stride along N) is
+first copied K-major by a tiled transpose kernel when A has enough rows to pay for the copy.
 """
 
 import torch
@@ -17,8 +19,42 @@ BLOCK_K = 64  # depth of one tl.dot step; a stage holds (BLOCK_M + BLOCK_N) * BL
 GROUP_M = 8  # row tiles launched together so their B panels are shared in L2
 NUM_WARPS = 8
 NUM_STAGES = 3  # software-pipelined K loads: 3 stages * 64 KiB of shared memory (of 227 KiB)
-COPY_B_MIN_ROWS = 1024  # a row-major B is copied K-major (for the split products) from this many rows of A
-# (H200: batched 256 x 512 @ 512 x 1024 ran 0.92 ms with the copy and without; 2048 and 4096 rows gain)
+COPY_B_MIN_ROWS = 256  # a row-major B is copied K-major (for the split products) from this many rows of A
+TRANSPOSE_TILE = 64  # the copy's square tile: read along B's rows, written along the copy's rows
+# (H200, batched 256 x 512 @ 512 x 1024: IEEE products 0.90-0.96 ms; B copied by a generic strided
+# torch copy, then split products, 0.94 ms; copied by a tiled transpose kernel like the one below,
+# then split products, 0.67 ms, 1.10x eager: docs/results/h200/seed-sweeps-run11.jsonl)
+
+
+@triton.jit
+def k_major_kernel(
+    src_ptr,  # B (L, R, C) fp32, addressed through s_b, s_r, s_c (unit stride along C)
+    dst_ptr,  # the copy (L, C, R) fp32, contiguous: B's transpose per batch entry
+    R, C,  # rows and columns of one batch entry of B
+    s_b, s_r, s_c,  # element strides of B
+    TILE: tl.constexpr,  # square tile side
+):
+    """dst[l, c, r] = src[l, r, c] for one TILE x TILE block; the tile is loaded along C and stored
+    along R, Triton exchanging it through shared memory, so both sides move whole lines."""
+    pid = tl.program_id(0)
+    batch = tl.program_id(1).to(tl.int64)
+    tiles_c = tl.cdiv(C, TILE)
+    r = (pid // tiles_c) * TILE + tl.arange(0, TILE)
+    c = (pid % tiles_c) * TILE + tl.arange(0, TILE)
+    inside = (r[:, None] < R) & (c[None, :] < C)
+    tile = tl.load(src_ptr + batch * s_b + r[:, None] * s_r + c[None, :] * s_c, mask=inside)
+    tl.store(dst_ptr + batch * R * C + c[None, :] * R + r[:, None], tile, mask=inside)
+
+
+def _k_major_copy(b: torch.Tensor) -> torch.Tensor:
+    """B (L, K, N) with unit stride along N as a view of a (L, N, K) contiguous copy: unit stride along K."""
+    L, K, N = b.shape
+    if K * N >= 2**31:  # the kernel's in-entry offsets are 32-bit
+        return b.transpose(1, 2).contiguous().transpose(1, 2)
+    out = torch.empty((L, N, K), device=b.device, dtype=b.dtype)
+    grid = (triton.cdiv(K, TRANSPOSE_TILE) * triton.cdiv(N, TRANSPOSE_TILE), L)
+    k_major_kernel[grid](b, out, K, N, b.stride(0), b.stride(1), b.stride(2), TILE=TRANSPOSE_TILE, num_warps=4)
+    return out.transpose(1, 2)
 
 
 @triton.jit
@@ -100,10 +136,10 @@ def bmm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     L, M, K = a.shape
     N = b.shape[2]
     c = torch.empty((L, M, N), device=a.device, dtype=torch.float32)
-    if a.stride(-1) == 1 and b.stride(-2) != 1 and M >= COPY_B_MIN_ROWS:
-        # a K-major copy of B (one transpose pass over K * N floats) lets the tensor cores
-        # take the products; it pays for itself on a thousand rows or more
-        b = b.transpose(1, 2).contiguous().transpose(1, 2)
+    if a.stride(-1) == 1 and b.stride(-2) != 1 and b.stride(-1) == 1 and M >= COPY_B_MIN_ROWS:
+        # a K-major copy of B (one tiled transpose pass over K * N floats) lets the tensor cores
+        # take the products; it pays for itself from a few hundred rows of A
+        b = _k_major_copy(b)
     grid = (triton.cdiv(M, BLOCK_M) * triton.cdiv(N, BLOCK_N), L)
     bmm_kernel[grid](
         a, b, c, M, N, K,
