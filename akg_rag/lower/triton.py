@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from akg_rag.errors import SketchError
 from akg_rag.lower.source import KernelSource
-from akg_rag.lower.triton_expr import Blocks, Namer, join16
+from akg_rag.lower.triton_expr import join16
+from akg_rag.lower.triton_names import Blocks, Namer
 from akg_rag.lower.triton_host import CHECK_HELPER, K_MAJOR_HELPER, host_source
 from akg_rag.lower.triton_kernel import KernelWriter
 from akg_rag.lower.triton_ops import helper_sources, helpers_needing_libdevice

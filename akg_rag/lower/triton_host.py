@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from akg_rag.lower.triton_expr import Blocks, ExprWriter, Namer
+from akg_rag.lower.triton_expr import ExprWriter
+from akg_rag.lower.triton_names import Blocks, Namer
 from akg_rag.lower.triton_kernel import INDENT, KernelWriter
 from akg_rag.lower.typed import TypedSketch
 from akg_rag.sketch.nodes import Call, Expr, For, Name, Num
@@ -71,8 +72,19 @@ def _k_major_kernel(src_ptr, dst_ptr, R, C, RD, CD, s_b, s_r, s_c, d_b, d_r, d_c
 def _k_major(t, k, pad=1):
     """``t`` itself when its dim ``k`` has stride 1 (and an extent that is a multiple of ``pad``),
     else a copy of it whose dim ``k`` has, that dim's extent rounded up to a multiple of ``pad``,
-    zeros past the end (rank 2 or 3, fewer than 2**31 elements, no broadcast dim; any other
-    tensor is returned unchanged)."""
+    zeros past the end (rank 2 or 3, fewer than 2**31 elements, no broadcast dim; a contiguous
+    tensor of higher rank with ``pad`` 1, e.g. channels-last from NCHW; any other tensor is
+    returned unchanged)."""
+    if (t.dim() > 3 and pad == 1 and t.is_contiguous() and t.shape[k] > 1 and t.stride(k) != 1
+            and t.numel() < 2**31):
+        # dims before k as the batch, k as the rows, the dims after k (stride(k) elements) the columns
+        rows, cols = t.shape[k], t.stride(k)
+        dst = torch.empty([*t.shape[:k], *t.shape[k + 1:], rows], dtype=t.dtype, device=t.device)
+        src3 = t.reshape(-1, rows, cols)
+        dst3 = dst.reshape(src3.shape[0], cols, rows).transpose(1, 2)
+        _k_major_kernel[(triton.cdiv(rows, 64) * triton.cdiv(cols, 64), src3.shape[0])](
+            src3, dst3, rows, cols, rows, cols, *src3.stride(), *dst3.stride(), tile=64)
+        return dst.permute([*range(k), t.dim() - 1, *range(k, t.dim() - 1)])
     kp = -(-t.shape[k] // pad) * pad if t.dim() in (2, 3) else 0
     if ((t.stride(k) == 1 and kp == t.shape[k]) or t.dim() not in (2, 3) or t.numel() == 0
             or t.numel() // t.shape[k] * kp >= 2**31
@@ -104,10 +116,15 @@ def _k_padded(a, ka, b, kb):
 def _uses(t, k, n, other, k_other, m_other):
     """Rows of the other operand that each element of dot operand ``t`` (K along dim ``k``, its
     free dim ``n``) is multiplied with: the other's rows per slice of ``t`` (a batched ``t`` has
-    one slice per batch entry), at least the other's free extent (``t`` broadcast over a batch)."""
-    slices = max(1, t.numel() // max(1, t.shape[k] * t.shape[n]))
+    one slice per batch entry), at least the other's free extent (``t`` broadcast over a batch).
+    ``n`` None: ``t``'s rows are gathered (a convolution's patches, each input element in as many
+    of them as there are taps), so every row of the other may meet it; ``m_other`` None: the
+    other's rows are gathered, no free extent to add."""
     rows = other.numel() // max(1, other.shape[k_other])
-    return max(other.shape[m_other], rows // slices)
+    if n is None:
+        return rows
+    slices = max(1, t.numel() // max(1, t.shape[k] * t.shape[n]))
+    return rows // slices if m_other is None else max(other.shape[m_other], rows // slices)
 '''
 
 
@@ -239,8 +256,12 @@ def _dot_choice(kw: KernelWriter, knob: str, rename: dict[str, str]) -> list[str
     products on the FMA units when both operands of every f32 dot run along K contiguously (A
     row-major, B column-major: an ``nn.Linear`` weight); with a row-major B the TF32 operand is
     transposed on the way to shared memory and the IEEE dot wins, unless a K-major copy of B is
-    made first, which pays off once each element of B serves many rows of A; a gathered operand (a
-    convolution's patches) gains nothing (measured on an H200, docs/results/kernelbench.md). Mode
+    made first, which pays off once each element of B serves many rows of A. An operand gathered
+    along K (the grouped or transposed conv's patch tile, (c, kh, kw) by index arithmetic) takes
+    IEEE products; one gathered only along its free axis (the tap-by-tap conv's patch rows, its
+    channels a slice) counts as K-major once its K dim has unit stride, and is copied so (for a
+    convolution's input: channels-last) when well used -- ``_uses`` then counts every row of the
+    other operand, since each input element sits in as many patches as there are taps. Mode
     3 also wants K a multiple of 16: Triton vectorises a K-masked load only when it knows K
     divisible by 16, and scalar loads starve the split products (level1/8, K 2949: 15.6 ms with
     them after the copy, 9.1 ms with IEEE products): when both operands are well used and the launch

@@ -12,9 +12,8 @@ from __future__ import annotations
 from akg_rag.lower import triton_ops as ops
 from akg_rag.lower.infer import VType
 from akg_rag.lower.sizes import Size, size_of
-from akg_rag.lower.triton_expr import (
-    ADD, ATOM, CMP, COMPUTE_TL, MUL, Blocks, Em, ExprWriter, Namer, lit,
-)
+from akg_rag.lower.triton_expr import ExprWriter
+from akg_rag.lower.triton_names import ADD, ATOM, CMP, COMPUTE_TL, MUL, Blocks, Em, Namer, lit
 from akg_rag.lower.typed import GridAxis, Launch, TypedSketch
 from akg_rag.sketch.nodes import (
     Access, Alloc, Assign, BinOp, Call, Expr, For, Load, Name, Neg, Num, Slice, Stmt, Store,
@@ -50,13 +49,22 @@ class KernelWriter(ExprWriter):
     # ---- names ---------------------------------------------------------------------------------
     def dot_switch(self, a: Expr, b: Expr) -> str:
         self.dot_x3 = True
-        ta = self.tile_dims.get(a.id) if isinstance(a, Name) else None
-        tb = self.tile_dims.get(b.id) if isinstance(b, Name) else None
-        if ta and tb and len(ta[1]) >= 2 and len(tb[1]) >= 2:
+        ta, tb = self._operand_dims(a), self._operand_dims(b)
+        if ta and tb and len(ta[1]) >= 2 and len(tb[1]) >= 2 and None not in (ta[1][-1], tb[1][-2]):
             self.dot_operands.append((ta[0], ta[1][-1], ta[1][-2], tb[0], tb[1][-2], tb[1][-1]))
         else:
             self.dot_operands.append(None)
         return "DOT_X3"
+
+    def _operand_dims(self, e: Expr) -> tuple[str, tuple[int | None, ...]] | None:
+        """(tensor, the tensor dim of each tile axis; None for a gathered axis) of a dot operand
+        that is a slice load or the transpose of one; None for anything else."""
+        if isinstance(e, Call) and e.func == "transpose" and len(e.args) == 1:
+            inner = self._operand_dims(e.args[0])
+            if inner is None or len(inner[1]) != 2:
+                return None
+            return inner[0], inner[1][::-1]
+        return self.tile_dims.get(e.id) if isinstance(e, Name) else None
 
     def var(self, name: str) -> str:
         return Namer.py(name)
@@ -235,9 +243,12 @@ class KernelWriter(ExprWriter):
             self.emit(f"{dst} = {em.text}")
         self.tile_dims.pop(s.dst, None)
         dims = [k for k, ix in enumerate(s.src.indices) if isinstance(ix, Slice)]
-        scalars = all(self.t.type_of(ix).rank == 0 for ix in s.src.indices if not isinstance(ix, Slice))
-        if scalars and d.value.shape == d.target.shape and len(dims) == len(d.target.shape):
-            self.tile_dims[s.dst] = (s.src.tensor, tuple(dims))
+        ranks = [self.t.type_of(ix).rank for ix in s.src.indices if not isinstance(ix, Slice)]
+        lead = len(d.target.shape) - len(dims)   # gathered tile axes before the sliced ones
+        if d.value.shape == d.target.shape and (lead == 0 and not any(ranks) or lead == 1 and max(ranks, default=0) == 1):
+            # a plain slice load, or one gathered axis (a convolution's pixel rows: no tensor dim)
+            # ahead of plain slices
+            self.tile_dims[s.dst] = (s.src.tensor, (None,) * lead + tuple(dims))
 
     def store(self, s: Store) -> None:
         v = self.t.type_of(s)

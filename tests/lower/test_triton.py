@@ -834,3 +834,74 @@ def test_a_lowered_gemm_with_a_k_tail_of_16_is_judged_correct_when_padded(write_
     src = re.sub(r"^_K_MAJOR_MIN_USES = \d+", "_K_MAJOR_MIN_USES = 1", src, flags=re.M)
     res = verify(path, candidate_source=src, dsl="triton", backend="cpu", options={"timing": False, "trials": 2})
     assert res.status == "correct", res.feedback
+
+
+def test_a_lowered_convolution_takes_split_products_on_channels_last_copies(write_task, tmp_path, device):
+    """An ungrouped 2-D convolution lowers tap by tap. With its operands well used (the threshold
+    at 1) the host copies the input and the weight channels-last (dim 1 unit-stride) and the kernel
+    takes three TF32 products; at the default threshold these small tensors stay as they are and
+    the products are IEEE. Both give the convolution, and the verifier judges the copied form
+    correct."""
+    from akg_rag.lower.assemble import lower_task
+    from akg_rag.task import load_module
+    from akg_rag.verify import verify
+    from tests.lower.conftest import forward_task
+
+    path = write_task(forward_task("return torch.relu(self.conv(t[0]))", "[torch.randn(2, 16, 9, 11)]",
+                                   "self.conv = nn.Conv2d(16, 24, 3, stride=2, padding=1)"))
+    src, _ = lower_task(path, "triton", "cuda")
+    assert "matmul(" not in src and "_k_major(in0, 1)" in src and "_uses(in0, 1, None, " in src
+    copied = re.sub(r"^_K_MAJOR_MIN_USES = \d+", "_K_MAJOR_MIN_USES = 1", src, flags=re.M)
+    cand = tmp_path / "cand.py"
+    cand.write_text(copied)
+    module = load_module(cand, prefix="akg_conv_cl")
+    seen = []
+    kernel = module.k0_kernel
+
+    class Recorder:
+        def __getitem__(self, grid):
+            def launch(*args, **kwargs):
+                seen.append((kwargs["DOT_X3"], tuple(args[0].stride()), tuple(args[1].stride())))
+                return kernel[grid](*args, **kwargs)
+            return launch
+
+    module.k0_kernel = Recorder()
+    torch.manual_seed(0)
+    model = module.ModelNew().to(device)
+    params = {k.rsplit(".", 1)[-1]: v for k, v in model.state_dict().items()}   # the layer's weight, bias
+    x = torch.randn(2, 16, 9, 11, device=device)
+    want_out = torch.relu(F.conv2d(x, params["weight"], params["bias"], stride=2, padding=1))
+    for threshold, want in ((1, (1, (1584, 1, 176, 16), (144, 1, 48, 16))),
+                            (10**9, (0, (1584, 99, 11, 1), (144, 9, 3, 1)))):
+        module._K_MAJOR_MIN_USES = threshold
+        with torch.no_grad():
+            got = model(x)
+            torch.testing.assert_close(got, want_out, atol=1e-4, rtol=1e-4)
+        assert seen[-1] == want, (threshold, seen[-1])
+        assert x.stride() == (1584, 99, 11, 1)          # the caller's tensor keeps its layout
+    res = verify(path, candidate_source=copied, dsl="triton", backend="cpu", options={"timing": False, "trials": 2})
+    assert res.status == "correct", res.feedback
+
+
+def test_k_major_copies_a_contiguous_tensor_of_rank_four_or_more_along_any_dim(device):
+    """``_k_major`` on rank >= 4 (a convolution's input and weight): a contiguous tensor comes back
+    equal, with unit stride along the asked dim and the other dims in their order; a tensor that is
+    not contiguous, or whose dim already has unit stride, comes back as it is."""
+    import triton
+    import triton.language as tl
+
+    from akg_rag.lower.triton_host import K_MAJOR_HELPER
+
+    ns = {"torch": torch, "triton": triton, "tl": tl}
+    exec(compile(K_MAJOR_HELPER, "k_major_helper", "exec"), ns)
+    k_major = ns["_k_major"]
+    for shape, k, strides in (((2, 5, 3, 4), 1, (60, 1, 20, 5)), ((3, 4, 5, 6, 2), 1, (240, 1, 48, 8, 4)),
+                              ((2, 3, 4, 5), 2, (60, 20, 1, 4)), ((4, 6, 7, 8), 0, (1, 224, 32, 4))):
+        t = torch.randn(shape, device=device)
+        c = k_major(t, k)
+        assert torch.equal(c, t) and c.stride() == strides, (shape, k, c.stride())
+    t = torch.randn(2, 5, 3, 4, device=device)
+    not_contiguous = t.transpose(2, 3)
+    assert k_major(not_contiguous, 1) is not_contiguous
+    cl = k_major(t, 1)
+    assert k_major(cl, 1) is cl

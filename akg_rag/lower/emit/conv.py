@@ -1,14 +1,21 @@
 """Convolution regions (1-D/2-D/3-D, stride, padding, dilation, groups, transposed), bias and
 epilogue fused.
 
-Two forms:
+Three forms:
 
-* implicit GEMM (default): per group, ``[BM pixels, BK taps] x [BK taps, BN channels]`` tiles;
-  pixel and tap indices come from ``//`` and ``%`` of flat index tiles built with ``unsqueeze``;
-  input positions outside the image read 0 (padding), so no bounds logic runs per tap;
+* tap by tap (an ungrouped, not transposed convolution): one loop over (tap, channel block)
+  steps; each step's ``[BM pixels, BK channels]`` patch tile gathers the pixels' input positions
+  for that tap and slices the channels, and the weight tile slices ``[BN channels, BK channels]``
+  at that tap, so the tap indices are scalars and both operands run along K through a tensor dim
+  (the channels): the host can copy them K-major (channels-last) for split TF32 products;
+* implicit GEMM (grouped or transposed): per group, ``[BM pixels, BK taps] x [BK taps, BN
+  channels]`` tiles; pixel and tap indices come from ``//`` and ``%`` of flat index tiles built
+  with ``unsqueeze``;
 * direct (few output channels per group, as in depthwise convolution, where a GEMM tile would be
   mostly empty): one program per (image, output channel, ``BLOCK`` pixels), sequential loops over
   the group's input channels and the kernel taps, one scalar weight per tap.
+
+Input positions outside the image read 0 (padding), so no bounds logic runs per tap.
 
 Transposed convolution gathers: the input position of output ``o`` and tap ``k`` is
 ``(o + p - k*d) / s`` when that is a whole number in range; otherwise the index is -1 (masked).
@@ -177,6 +184,51 @@ class _Conv:
         self.epilogue(2, acc, frozenset({"m", "n"}), oidx, co, masks, ["m", "n"], dep_of)
         return w.text()
 
+    # ---- tap by tap ------------------------------------------------------------------------------
+    def tapwise(self) -> str:
+        w, r = self.w, self.r
+        shape = r.shape
+        npix = shape[0] * math.prod(shape[2:])
+        BM = w.param("BM", min(CONV_BM, max(16, next_pow2(npix))))
+        BN = w.param("BN", min(128, max(16, next_pow2(shape[1]))))
+        BK = w.param("BK", min(32, max(16, next_pow2(r.x.shape[1]))))
+        NP = prod_text([self.N, *self.OS])
+        TM, TN = cdiv_text(NP, BM), cdiv_text(self.O, BN)
+        CB = cdiv_text(self.CG, BK)
+        pid, tm, tn = (w.fresh(s) for s in ("pid", "tm", "tn"))
+        w.loop(1, pid, f"{TM} * {TN}", "parallel")
+        w.emit(2, f"{tm} = {pid} // {TN}")
+        w.emit(2, f"{tn} = {pid} % {TN}")
+        # pixel indices twice: rank 1 for the gathered patch rows, rank 2 ([BM, 1]) for the epilogue
+        pr = w.fresh("pr")
+        w.emit(2, f"{pr} = {tm} * {BM} + iota({BM})")
+        prow = decompose(w, 2, pr, [self.N, *self.OS], ["nr"] + [f"r{i}" for i in range(self.nd)])
+        pm = w.fresh("pm")
+        w.emit(2, f"{pm} = unsqueeze({pr}, axis=1)")
+        pix = decompose(w, 2, pm, [self.N, *self.OS], ["n"] + [f"o{i}" for i in range(self.nd)])
+        oc, co = w.fresh("oc"), w.fresh("co")
+        w.emit(2, f"{oc} = unsqueeze({tn} * {BN} + iota({BN}), axis=0)")
+        w.emit(2, f"{co} = where(lt({oc}, {self.O}), {oc}, -1)")
+        acc = w.fresh("acc")
+        w.emit(2, f'{acc} = alloc([{BM}, {BN}], {self.f_acc}, hint="accumulator", tier="register", init=0)')
+        step = w.fresh("step")
+        w.loop(2, step, f"0, {prod_text(self.KS)} * {CB}", "pipeline", "core")
+        tap, c0 = w.fresh("tap"), w.fresh("c0")
+        w.emit(3, f"{tap} = {step} // {CB}")
+        w.emit(3, f"{c0} = {step} % {CB} * {BK}")
+        taps = decompose(w, 3, tap, self.KS, [f"t{i}" for i in range(self.nd)])
+        pos = [self.in_pos(3, prow[1 + i], taps[i], i) for i in range(self.nd)]
+        xa, wb, n0 = w.fresh("xa"), w.fresh("wb"), w.fresh("n0")
+        w.emit(3, f"load({r.x.name}[{', '.join([prow[0], f'{c0}:{c0} + {BK}', *pos])}] -> {xa})")
+        w.emit(3, f"{n0} = {tn} * {BN}")
+        w.emit(3, f"load({r.w.name}[{', '.join([f'{n0}:{n0} + {BN}', f'{c0}:{c0} + {BK}', *taps])}] -> {wb})")
+        w.emit(3, f"{acc} = add({acc}, matmul({xa}, transpose({wb})))")
+        oidx = [pix[0], co, *pix[1:]]
+        masks = {"m": f"lt({pm}, {NP})", "n": f"lt({oc}, {self.O})"}
+        dep_of = {0: "m", 1: "n", **{2 + i: "m" for i in range(self.nd)}}
+        self.epilogue(2, acc, frozenset({"m", "n"}), oidx, co, masks, ["m", "n"], dep_of)
+        return w.text()
+
     # ---- direct ----------------------------------------------------------------------------------
     def direct(self) -> str:
         w, r, G = self.w, self.r, self.r.groups
@@ -221,4 +273,6 @@ def emit_conv(region: ConvRegion, name: str) -> str:
     c = _Conv(region, name)
     if region.shape[1] // region.groups < DIRECT_MAX_OG:
         return c.direct()
+    if region.groups == 1 and not region.transposed:
+        return c.tapwise()
     return c.implicit_gemm()
