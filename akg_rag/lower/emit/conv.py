@@ -3,14 +3,15 @@ epilogue fused.
 
 Three forms:
 
-* tap by tap (an ungrouped, not transposed convolution): one loop over (tap, channel block)
-  steps; each step's ``[BM pixels, BK channels]`` patch tile gathers the pixels' input positions
-  for that tap and slices the channels, and the weight tile slices ``[BN channels, BK channels]``
-  at that tap, so the tap indices are scalars and both operands run along K through a tensor dim
-  (the channels): the host can copy them K-major (channels-last) for split TF32 products;
-* implicit GEMM (grouped or transposed): per group, ``[BM pixels, BK taps] x [BK taps, BN
-  channels]`` tiles; pixel and tap indices come from ``//`` and ``%`` of flat index tiles built
-  with ``unsqueeze``;
+* tap by tap (ungrouped, not transposed, input channels a multiple of 16): one loop over (tap,
+  channel block) steps; each step's ``[BM pixels, BK channels]`` patch tile gathers the pixels'
+  input positions for that tap and slices the channels, and the weight tile slices ``[BN
+  channels, BK channels]`` at that tap, so the tap indices are scalars and both operands run along
+  K through a tensor dim (the channels): the host can copy them K-major (channels-last) for split
+  TF32 products;
+* implicit GEMM (grouped, transposed, or few input channels): per group, ``[BM pixels, BK taps] x
+  [BK taps, BN channels]`` tiles; pixel and tap indices come from ``//`` and ``%`` of flat index
+  tiles built with ``unsqueeze``;
 * direct (few output channels per group, as in depthwise convolution, where a GEMM tile would be
   mostly empty): one program per (image, output channel, ``BLOCK`` pixels), sequential loops over
   the group's input channels and the kernel taps, one scalar weight per tap.
@@ -32,6 +33,11 @@ from akg_rag.lower.region import ConvRegion, Expr
 
 DIRECT_MAX_OG = 8   # output channels per group below which the direct form is used
 CONV_BM = 64          # pixels per implicit-GEMM tile, at most (see implicit_gemm)
+# input channels the tap-by-tap form needs a multiple of: its K steps are channel blocks of 16 or
+# 32 (tl.dot's K is at least 16), and the split products need K a multiple of 16; with fewer
+# channels (an RGB input's 3) a block per tap would be mostly empty, where the implicit GEMM's
+# flat (c, kh, kw) K packs the taps (27 in 32)
+TAPWISE_CHANNELS = 16
 
 
 class _Conv:
@@ -191,7 +197,7 @@ class _Conv:
         npix = shape[0] * math.prod(shape[2:])
         BM = w.param("BM", min(CONV_BM, max(16, next_pow2(npix))))
         BN = w.param("BN", min(128, max(16, next_pow2(shape[1]))))
-        BK = w.param("BK", min(32, max(16, next_pow2(r.x.shape[1]))))
+        BK = w.param("BK", 32 if r.x.shape[1] % 32 == 0 else 16)   # whole blocks of the channels
         NP = prod_text([self.N, *self.OS])
         TM, TN = cdiv_text(NP, BM), cdiv_text(self.O, BN)
         CB = cdiv_text(self.CG, BK)
@@ -273,6 +279,6 @@ def emit_conv(region: ConvRegion, name: str) -> str:
     c = _Conv(region, name)
     if region.shape[1] // region.groups < DIRECT_MAX_OG:
         return c.direct()
-    if region.groups == 1 and not region.transposed:
+    if region.groups == 1 and not region.transposed and region.x.shape[1] % TAPWISE_CHANNELS == 0:
         return c.tapwise()
     return c.implicit_gemm()

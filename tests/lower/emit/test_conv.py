@@ -15,8 +15,8 @@ TILES = {"BM": 16, "BN": 16, "BK": 16, "BLOCK": 8}
 
 CASES = [  # nd, n, c, o, size, k, stride, pad, dil, groups, transposed, output_padding
     (2, 2, 4, 16, 6, 3, 1, 1, 1, 1, False, 0),
-    (2, 2, 20, 16, 7, 3, 2, 1, 2, 1, False, 0),    # tap by tap: a channel tail, stride and dilation
-    (1, 2, 3, 9, 11, 5, 3, 2, 1, 1, False, 0),     # tap by tap: 3 channels in a 16-wide block
+    (2, 2, 32, 16, 7, 3, 2, 1, 2, 1, False, 0),    # tap by tap: two channel blocks, stride, dilation
+    (1, 2, 16, 9, 11, 5, 3, 2, 1, 1, False, 0),    # tap by tap, 1-D
     (1, 2, 4, 16, 9, 3, 2, 1, 2, 2, False, 0),
     (3, 1, 2, 8, 5, 3, 1, 1, 1, 1, False, 0),
     (2, 2, 4, 4, 6, 3, 1, 1, 1, 4, False, 0),      # depthwise: direct form
@@ -49,7 +49,8 @@ def test_conv_matches_torch(run, case):
                      tuple(ref.shape))
     text = emit_sketch(reg, "k0")
     assert ("matmul(" in text) == (o // g >= 8)
-    # ungrouped, not transposed: one (tap, channel block) loop whose weight tile is transposed
-    assert ("transpose(" in text) == (o // g >= 8 and g == 1 and not tr)
+    # ungrouped, not transposed, channels in blocks of 16: one (tap, channel block) loop whose
+    # weight tile is transposed
+    assert ("transpose(" in text) == (o // g >= 8 and g == 1 and not tr and c % 16 == 0)
     got = run(reg, {"x": x, "w": w, "b": b, "res": res}, TILES)["y"]
     torch.testing.assert_close(got, ref, rtol=1e-4, atol=1e-4)
