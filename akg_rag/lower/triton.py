@@ -60,20 +60,25 @@ def emit_triton(sketch: Sketch, name: str) -> KernelSource:
         tunables["DOT_MODE"] = f"{prefix}_DOT_MODE"
     host = host_source(typed, name, kernels, blocks, tunables)
     values = {**{tunables[p]: v for p, v in typed.tunables.items()},
-              tunables["NUM_WARPS"]: default_warps(typed), tunables["NUM_STAGES"]: DEFAULT_NUM_STAGES}
+              tunables["NUM_WARPS"]: default_warps(typed, any(kw.dot_gathers for _, kw in kernels)),
+              tunables["NUM_STAGES"]: DEFAULT_NUM_STAGES}
     if "DOT_MODE" in tunables:
         values[tunables["DOT_MODE"]] = DEFAULT_DOT_MODE
     code = _module(typed, name, values, helpers, sources, host, k_major="DOT_MODE" in tunables)
     return KernelSource(code=code, entry=name, tunables=values, tensors=[t.name for t in typed.arguments])
 
 
-def default_warps(typed: TypedSketch) -> int:
+def default_warps(typed: TypedSketch, gathers: bool = False) -> int:
     """Warps per program before any tuning. An f32 dot with IEEE products runs on the FMA units and
     keeps its whole [BM, BN] accumulator in registers: a 128 x 128 GEMM tile over four warps is 128
     values a thread, and compiled for sm_90 the kernel spills (255 registers, 80 bytes of spill
-    stores); eight warps hold 64 each without spilling. A conv's implicit GEMM also gathers its
-    pixel tile through computed addresses: at 64 x 32 to 64 x 128 on four warps some spilled, on
-    eight none did (akg_rag.lower.offline over KernelBench's convs). Other kernels keep four."""
+    stores); eight warps hold 64 each without spilling. A dot whose operand is gathered through
+    computed addresses (a convolution's patch tile, ``gathers``) keeps four: timed on an H200 at
+    KernelBench's conv shapes, 64-pixel tiles ran 1.1-2.0x faster on four warps than on eight
+    (docs/results/h200/conv-sweeps-run13.jsonl), though ptxas reports small spills on four. Other
+    kernels keep four."""
+    if gathers:
+        return DEFAULT_NUM_WARPS
     for mm in typed.matmuls:
         a, b = (typed.type_of(x) for x in mm.args)  # type: ignore[union-attr]
         if typed.type_of(mm).dtype != "f32" or join16(a.exact, b.exact) is not None or a.rank < 2:

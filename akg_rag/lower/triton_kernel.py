@@ -45,16 +45,26 @@ class KernelWriter(ExprWriter):
         # per f32 dot, when both operands are plain slice loads: (A tensor, A's dim along K, A's dim
         # along M, B tensor, B's dim along K, B's dim along N); None otherwise
         self.dot_operands: list[tuple[str, int, int, str, int, int] | None] = []
+        self.gathered: set[str] = set()                # locals loaded through computed (tile) indices
+        self.dot_gathers = False                       # a dot operand is such a load (a conv's patches)
 
     # ---- names ---------------------------------------------------------------------------------
     def dot_switch(self, a: Expr, b: Expr) -> str:
         self.dot_x3 = True
         ta, tb = self._operand_dims(a), self._operand_dims(b)
+        if any(self._gathered(e) or (t is not None and None in t[1]) for e, t in ((a, ta), (b, tb))):
+            self.dot_gathers = True
         if ta and tb and len(ta[1]) >= 2 and len(tb[1]) >= 2 and None not in (ta[1][-1], tb[1][-2]):
             self.dot_operands.append((ta[0], ta[1][-1], ta[1][-2], tb[0], tb[1][-2], tb[1][-1]))
         else:
             self.dot_operands.append(None)
         return "DOT_X3"
+
+    def _gathered(self, e: Expr) -> bool:
+        """Is a dot operand (or the transpose of one) a load through computed tile indices?"""
+        if isinstance(e, Call) and e.func == "transpose" and len(e.args) == 1:
+            return self._gathered(e.args[0])
+        return isinstance(e, Name) and e.id in self.gathered
 
     def _operand_dims(self, e: Expr) -> tuple[str, tuple[int | None, ...]] | None:
         """(tensor, the tensor dim of each tile axis; None for a gathered axis) of a dot operand
@@ -244,6 +254,10 @@ class KernelWriter(ExprWriter):
         self.tile_dims.pop(s.dst, None)
         dims = [k for k, ix in enumerate(s.src.indices) if isinstance(ix, Slice)]
         ranks = [self.t.type_of(ix).rank for ix in s.src.indices if not isinstance(ix, Slice)]
+        if any(ranks):
+            self.gathered.add(s.dst)
+        else:
+            self.gathered.discard(s.dst)
         lead = len(d.target.shape) - len(dims)   # gathered tile axes before the sliced ones
         if d.value.shape == d.target.shape and (lead == 0 and not any(ranks) or lead == 1 and max(ranks, default=0) == 1):
             # a plain slice load, or one gathered axis (a convolution's pixel rows: no tensor dim)

@@ -54,3 +54,19 @@ def test_conv_matches_torch(run, case):
     assert ("transpose(" in text) == (o // g >= 8 and g == 1 and not tr and c % 16 == 0)
     got = run(reg, {"x": x, "w": w, "b": b, "res": res}, TILES)["y"]
     torch.testing.assert_close(got, ref, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("c", [3, 64], ids=["implicit-gemm", "tap-by-tap"])
+def test_a_conv_dot_on_gathered_patches_defaults_to_four_warps(c):
+    """Both GEMM forms gather their patch tile through computed addresses; timed on an H200 they
+    ran faster on four warps than on the eight an f32 GEMM of the same tile gets by default."""
+    from akg_rag.lower.triton import emit_triton
+    from akg_rag.sketch import check_sketch
+
+    X, W = Value("x", (8, c, 34, 34), "float32"), Value("w", (128, c, 3, 3), "float32")
+    reg = ConvRegion(X, W, None, (1, 1), (0, 0), (1, 1), 1, False, (0, 0), [],
+                     [Output(Value("y", (8, 128, 32, 32), "float32"), E("acc"))], (8, 128, 32, 32))
+    text = emit_sketch(reg, "k0")
+    assert ("transpose(" in text) == (c % 16 == 0)
+    src = emit_triton(check_sketch(text), "k0")
+    assert "tl.dot(" in src.code and src.tunables["K0_NUM_WARPS"] == 4
