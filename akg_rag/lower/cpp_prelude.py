@@ -33,8 +33,14 @@ CLASS_TYPES: dict[str, str] = {"f": "FT", "i": "int64_t", "b": "bool",
 # larger ones (a search may raise a tile parameter) go to the heap, chosen at compile time.
 STACK_TILE_BYTES = 32768
 
+# The headers a kernel and its Python binding need, not torch/extension.h (all of ATen's operator
+# headers and the C++ frontend: 26 s of parsing, where these take ~5 s); the module is built with
+# load_inline(..., no_implicit_headers=True) (akg_rag.lower.cpp.build_cpp_module).
 PRELUDE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 
 #include <algorithm>
 #include <cmath>

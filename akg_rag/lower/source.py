@@ -10,7 +10,7 @@ class KernelSource:
     """Generated code for one sketch (see docs/lowering.md, "The backend interface").
 
     Triton: ``code`` is Python source (module-level tunables, ``@triton.jit`` kernels and a host
-    function named ``entry``). C++: ``code`` is C++ source defining ``void entry(torch::Tensor ...)``;
+    function named ``entry``). C++: ``code`` is C++ source defining ``void entry(at::Tensor ...)``;
     the caller builds every kernel of a candidate in one ``load_inline`` module.
     """
 

@@ -648,13 +648,13 @@ def test_unknown_apply_function_is_reported_at_its_call():
 def test_generated_source_shape():
     src = emit_cpp(check_sketch(SKETCHES["center"]), "k7")
     assert src.entry == "k7" and src.tensors == ["x", "y"]        # the temp is not an argument
-    assert "void k7(torch::Tensor t_x, torch::Tensor t_y)" in src.code
+    assert "void k7(at::Tensor t_x, at::Tensor t_y)" in src.code
     # one region per launch, in each of the three copies of the body (AVX-512, AVX2+FMA, base)
     assert src.code.count("#pragma omp parallel") == 6
     assert "static void k7_avx512" in src.code and "static void k7_avx2" in src.code
     assert "if (isa >= 2) return k7_avx512(t_x, t_y);" in src.code
     assert "constexpr int64_t K7_BLOCK = 8;" in src.code
-    assert "torch::empty({s_M}" in src.code                      # the temp, allocated by the host
+    assert "at::empty({s_M}" in src.code                      # the temp, allocated by the host
     with pytest.raises(ValueError, match="repeat"):
         build_cpp_module([src, src], "m")
     py = build_cpp_module([src], "mod")
