@@ -134,6 +134,31 @@ class _Conv:
             w.emit(depth, f"store({local} -> {o.value.name}[{', '.join(oidx)}])")
 
     # ---- implicit GEMM ---------------------------------------------------------------------------
+    # ---- the two GEMM forms' shared parts ------------------------------------------------------
+    def _gemm_tile(self, pixels: str, tn: str, BM: str, BN: str, og: str,
+                   group_base: str | None) -> tuple[str, list[str], str, str, str]:
+        """A GEMM form's output tile: the ``[BM, 1]`` output pixels ``pixels`` decomposed into
+        (image, spatial) indices, the ``[1, BN]`` channels of column tile ``tn`` (``-1`` from
+        ``og`` on; offset by ``group_base`` in a grouped conv) and the zeroed accumulator."""
+        w = self.w
+        pm = w.fresh("pm")
+        w.emit(2, f"{pm} = {pixels}")
+        pix = decompose(w, 2, pm, [self.N, *self.OS], ["n"] + [f"o{i}" for i in range(self.nd)])
+        oc, co = w.fresh("oc"), w.fresh("co")
+        w.emit(2, f"{oc} = unsqueeze({tn} * {BN} + iota({BN}), axis=0)")
+        w.emit(2, f"{co} = where(lt({oc}, {og}), {f'{group_base} + {oc}' if group_base else oc}, -1)")
+        acc = w.fresh("acc")
+        w.emit(2, f'{acc} = alloc([{BM}, {BN}], {self.f_acc}, hint="accumulator", tier="register", init=0)')
+        return pm, pix, oc, co, acc
+
+    def _gemm_epilogue(self, acc: str, pm: str, pix: list[str], oc: str, co: str, NP: str, og: str) -> str:
+        """Bias, epilogue and stores of a GEMM form's ``[BM, BN]`` accumulator; the sketch text."""
+        oidx = [pix[0], co, *pix[1:]]
+        masks = {"m": f"lt({pm}, {NP})", "n": f"lt({oc}, {og})"}
+        dep_of = {0: "m", 1: "n", **{2 + i: "m" for i in range(self.nd)}}
+        self.epilogue(2, acc, frozenset({"m", "n"}), oidx, co, masks, ["m", "n"], dep_of)
+        return self.w.text()
+
     def implicit_gemm(self) -> str:
         w, r, G = self.w, self.r, self.r.groups
         shape = r.shape
@@ -156,14 +181,8 @@ class _Conv:
         w.emit(2, f"{t} = {pid} % ({TM} * {TN})")
         w.emit(2, f"{tm} = {t} // {TN}")
         w.emit(2, f"{tn} = {t} % {TN}")
-        pm = w.fresh("pm")
-        w.emit(2, f"{pm} = unsqueeze({tm} * {BM} + iota({BM}), axis=1)")
-        pix = decompose(w, 2, pm, [self.N, *self.OS], ["n"] + [f"o{i}" for i in range(self.nd)])
-        oc, co = w.fresh("oc"), w.fresh("co")
-        w.emit(2, f"{oc} = unsqueeze({tn} * {BN} + iota({BN}), axis=0)")
-        w.emit(2, f"{co} = where(lt({oc}, {self.OG}), {g} * {self.OG} + {oc}, -1)")
-        acc = w.fresh("acc")
-        w.emit(2, f'{acc} = alloc([{BM}, {BN}], {self.f_acc}, hint="accumulator", tier="register", init=0)')
+        pm, pix, oc, co, acc = self._gemm_tile(f"unsqueeze({tm} * {BM} + iota({BM}), axis=1)", tn, BM, BN,
+                                               self.OG, f"{g} * {self.OG}")
         k0 = w.fresh("k0")
         w.loop(2, k0, f"0, {KG}, {BK}", "pipeline", "core")
         ka, kb = w.fresh("ka"), w.fresh("kb")
@@ -184,11 +203,7 @@ class _Conv:
         else:
             w.emit(3, f"load({r.w.name}[{', '.join([co, *tb_idx])}] -> {wb})")
         w.emit(3, f"{acc} = add({acc}, matmul({xa}, {wb}))")
-        oidx = [pix[0], co, *pix[1:]]
-        masks = {"m": f"lt({pm}, {NP})", "n": f"lt({oc}, {self.OG})"}
-        dep_of = {0: "m", 1: "n", **{2 + i: "m" for i in range(self.nd)}}
-        self.epilogue(2, acc, frozenset({"m", "n"}), oidx, co, masks, ["m", "n"], dep_of)
-        return w.text()
+        return self._gemm_epilogue(acc, pm, pix, oc, co, NP, self.OG)
 
     # ---- tap by tap ------------------------------------------------------------------------------
     def tapwise(self) -> str:
@@ -209,14 +224,7 @@ class _Conv:
         pr = w.fresh("pr")
         w.emit(2, f"{pr} = {tm} * {BM} + iota({BM})")
         prow = decompose(w, 2, pr, [self.N, *self.OS], ["nr"] + [f"r{i}" for i in range(self.nd)])
-        pm = w.fresh("pm")
-        w.emit(2, f"{pm} = unsqueeze({pr}, axis=1)")
-        pix = decompose(w, 2, pm, [self.N, *self.OS], ["n"] + [f"o{i}" for i in range(self.nd)])
-        oc, co = w.fresh("oc"), w.fresh("co")
-        w.emit(2, f"{oc} = unsqueeze({tn} * {BN} + iota({BN}), axis=0)")
-        w.emit(2, f"{co} = where(lt({oc}, {self.O}), {oc}, -1)")
-        acc = w.fresh("acc")
-        w.emit(2, f'{acc} = alloc([{BM}, {BN}], {self.f_acc}, hint="accumulator", tier="register", init=0)')
+        pm, pix, oc, co, acc = self._gemm_tile(f"unsqueeze({pr}, axis=1)", tn, BM, BN, self.O, None)
         step = w.fresh("step")
         w.loop(2, step, f"0, {prod_text(self.KS)} * {CB}", "pipeline", "core")
         tap, c0 = w.fresh("tap"), w.fresh("c0")
@@ -229,11 +237,7 @@ class _Conv:
         w.emit(3, f"{n0} = {tn} * {BN}")
         w.emit(3, f"load({r.w.name}[{', '.join([f'{n0}:{n0} + {BN}', f'{c0}:{c0} + {BK}', *taps])}] -> {wb})")
         w.emit(3, f"{acc} = add({acc}, matmul({xa}, transpose({wb})))")
-        oidx = [pix[0], co, *pix[1:]]
-        masks = {"m": f"lt({pm}, {NP})", "n": f"lt({oc}, {self.O})"}
-        dep_of = {0: "m", 1: "n", **{2 + i: "m" for i in range(self.nd)}}
-        self.epilogue(2, acc, frozenset({"m", "n"}), oidx, co, masks, ["m", "n"], dep_of)
-        return w.text()
+        return self._gemm_epilogue(acc, pm, pix, oc, co, NP, self.O)
 
     # ---- direct ----------------------------------------------------------------------------------
     def direct(self) -> str:
