@@ -10,17 +10,21 @@ import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 #include <cmath>
 
 // Below this much work a single thread finishes before an OpenMP fork/join (a few
 // microseconds) would pay off, so the loop runs serially.
 constexpr int64_t MIN_PARALLEL_WORK = 1 << 15;
 
-torch::Tensor add_layer_norm_forward(torch::Tensor x, torch::Tensor residual, torch::Tensor weight,
-                                     torch::Tensor bias, double eps) {
-  TORCH_CHECK(x.scalar_type() == torch::kFloat32 && residual.scalar_type() == torch::kFloat32 &&
-              weight.scalar_type() == torch::kFloat32 && bias.scalar_type() == torch::kFloat32,
+at::Tensor add_layer_norm_forward(at::Tensor x, at::Tensor residual, at::Tensor weight,
+                                     at::Tensor bias, double eps) {
+  TORCH_CHECK(x.scalar_type() == at::kFloat && residual.scalar_type() == at::kFloat &&
+              weight.scalar_type() == at::kFloat && bias.scalar_type() == at::kFloat,
               "add_layer_norm: float32 only");
   TORCH_CHECK(x.sizes() == residual.sizes(), "add_layer_norm: x and residual must have one shape");
   TORCH_CHECK(x.dim() >= 1 && weight.dim() == 1 && bias.dim() == 1 &&
@@ -31,7 +35,7 @@ torch::Tensor add_layer_norm_forward(torch::Tensor x, torch::Tensor residual, to
   weight = weight.contiguous();
   bias = bias.contiguous();
   const int64_t N = x.size(-1), M = x.numel() / N;
-  auto out = torch::empty_like(x);
+  auto out = at::empty_like(x);
   const float* xp = x.data_ptr<float>();
   const float* rp = residual.data_ptr<float>();
   const float* w = weight.data_ptr<float>();
@@ -65,6 +69,7 @@ _ext = load_inline(
     functions=["add_layer_norm_forward"],
     extra_cflags=["-O3", "-march=native", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
+    no_implicit_headers=True,
 )
 
 

@@ -16,16 +16,20 @@ TILE = 256  # output columns per tile (multiple of 16 floats = one AVX-512 vecto
 MIN_PARALLEL_ELEMENTS = 32768
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
 // int64 index of the first maximum over dim (dim removed): x viewed as (outer, red, inner) -> (outer, inner).
-torch::Tensor argmax_forward(torch::Tensor x, int64_t dim, int64_t tile, int64_t min_parallel) {
+at::Tensor argmax_forward(at::Tensor x, int64_t dim, int64_t tile, int64_t min_parallel) {
     TORCH_CHECK(x.device().is_cpu(), "argmax_forward: x must be a CPU tensor");
-    TORCH_CHECK(x.scalar_type() == torch::kFloat32, "argmax_forward: x must be float32, got ", x.scalar_type());
+    TORCH_CHECK(x.scalar_type() == at::kFloat, "argmax_forward: x must be float32, got ", x.scalar_type());
     TORCH_CHECK(x.dim() > 0, "argmax_forward: x must have at least one dim");
     TORCH_CHECK(tile > 0, "argmax_forward: tile must be positive");
     if (dim < 0) dim += x.dim();
@@ -38,7 +42,7 @@ torch::Tensor argmax_forward(torch::Tensor x, int64_t dim, int64_t tile, int64_t
     for (int64_t i = dim + 1; i < xc.dim(); ++i) inner *= xc.size(i);
     std::vector<int64_t> out_shape(xc.sizes().begin(), xc.sizes().end());
     out_shape.erase(out_shape.begin() + dim);  // the reduced dim is dropped
-    auto y = torch::empty(out_shape, xc.options().dtype(torch::kInt64));
+    auto y = at::empty(out_shape, xc.options().dtype(at::kLong));
     const float* src = xc.data_ptr<float>();
     int64_t* dst = y.data_ptr<int64_t>();
     const int64_t tiles = (inner + tile - 1) / tile;
@@ -81,6 +85,7 @@ _ext = load_inline(
     functions=["argmax_forward"],
     extra_cflags=["-O3", "-march=native", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
+    no_implicit_headers=True,
 )
 
 

@@ -9,15 +9,19 @@ import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 #include <algorithm>
 
 // Below this much work a single thread finishes before an OpenMP fork/join (a few
 // microseconds) would pay off, so the loop runs serially.
 constexpr int64_t MIN_PARALLEL_WORK = 1 << 15;
 
-torch::Tensor avg_pool2d_forward(torch::Tensor x, int64_t kernel, int64_t stride, int64_t padding) {
-  TORCH_CHECK(x.dim() == 4 && x.scalar_type() == torch::kFloat32, "avg_pool2d: float32 (N, C, H, W)");
+at::Tensor avg_pool2d_forward(at::Tensor x, int64_t kernel, int64_t stride, int64_t padding) {
+  TORCH_CHECK(x.dim() == 4 && x.scalar_type() == at::kFloat, "avg_pool2d: float32 (N, C, H, W)");
   TORCH_CHECK(kernel >= 1 && stride >= 1 && padding >= 0 && 2 * padding <= kernel,
               "avg_pool2d: kernel >= 1, stride >= 1, 0 <= padding <= kernel / 2 required");
   x = x.contiguous();
@@ -25,7 +29,7 @@ torch::Tensor avg_pool2d_forward(torch::Tensor x, int64_t kernel, int64_t stride
   const int64_t OH = (H + 2 * padding - kernel) / stride + 1;
   const int64_t OW = (W + 2 * padding - kernel) / stride + 1;
   TORCH_CHECK(OH > 0 && OW > 0, "avg_pool2d: the window is larger than the padded input");
-  auto out = torch::empty({NB, C, OH, OW}, x.options());
+  auto out = at::empty({NB, C, OH, OW}, x.options());
   const float* xp = x.data_ptr<float>();
   float* op = out.data_ptr<float>();
 #pragma omp parallel for schedule(static) if (NB * C * OH * OW * kernel * kernel >= MIN_PARALLEL_WORK)
@@ -55,6 +59,7 @@ _ext = load_inline(
     functions=["avg_pool2d_forward"],
     extra_cflags=["-O3", "-march=native", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
+    no_implicit_headers=True,
 )
 
 

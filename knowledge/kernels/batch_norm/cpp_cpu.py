@@ -15,7 +15,11 @@ from torch.utils.cpp_extension import load_inline
 MIN_PARALLEL_ELEMENTS = 32768
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 
 #include <cmath>
 
@@ -39,12 +43,12 @@ static inline float plane_sqdev(const float* p, int64_t n, float mean) {
 }
 
 // y = (x - mean_c) / sqrt(var_c + eps) * weight[c] + bias[c], statistics over (batch, spatial).
-torch::Tensor batch_norm_forward(torch::Tensor x, torch::Tensor weight, torch::Tensor bias, double eps,
+at::Tensor batch_norm_forward(at::Tensor x, at::Tensor weight, at::Tensor bias, double eps,
                                  int64_t min_parallel) {
     TORCH_CHECK(x.device().is_cpu() && weight.device().is_cpu() && bias.device().is_cpu(),
                 "batch_norm_forward: all tensors must be on the CPU");
-    TORCH_CHECK(x.scalar_type() == torch::kFloat32 && weight.scalar_type() == torch::kFloat32 &&
-                bias.scalar_type() == torch::kFloat32, "batch_norm_forward: all tensors must be float32");
+    TORCH_CHECK(x.scalar_type() == at::kFloat && weight.scalar_type() == at::kFloat &&
+                bias.scalar_type() == at::kFloat, "batch_norm_forward: all tensors must be float32");
     TORCH_CHECK(x.dim() >= 2, "batch_norm_forward: x must be (batch, channels, ...)");
     const int64_t batch = x.size(0), channels = x.size(1);
     TORCH_CHECK(weight.numel() == channels && bias.numel() == channels,
@@ -52,7 +56,7 @@ torch::Tensor batch_norm_forward(torch::Tensor x, torch::Tensor weight, torch::T
     auto xc = x.contiguous();
     auto wc = weight.contiguous();
     auto bc = bias.contiguous();
-    auto y = torch::empty_like(xc);
+    auto y = at::empty_like(xc);
     const int64_t plane = batch * channels == 0 ? 0 : xc.numel() / (batch * channels);
     const float* src = xc.data_ptr<float>();
     const float* w = wc.data_ptr<float>();
@@ -89,6 +93,7 @@ _ext = load_inline(
     functions=["batch_norm_forward"],
     extra_cflags=["-O3", "-march=native", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
+    no_implicit_headers=True,
 )
 
 

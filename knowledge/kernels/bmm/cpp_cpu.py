@@ -10,7 +10,11 @@ import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 #include <algorithm>
 #include <cmath>
 
@@ -82,16 +86,16 @@ void gemm(const float* A, const float* B, float* C, int64_t M, int64_t N, int64_
 
 }  // namespace
 
-torch::Tensor bmm_forward(torch::Tensor A, torch::Tensor B) {
+at::Tensor bmm_forward(at::Tensor A, at::Tensor B) {
   TORCH_CHECK(A.dim() == 3 && B.dim() == 3, "bmm: A (batch, M, K) and B (batch, K, N) must be 3-D");
-  TORCH_CHECK(A.scalar_type() == torch::kFloat32 && B.scalar_type() == torch::kFloat32,
+  TORCH_CHECK(A.scalar_type() == at::kFloat && B.scalar_type() == at::kFloat,
               "bmm: float32 only");
   TORCH_CHECK(A.size(0) == B.size(0) && A.size(2) == B.size(1) && A.size(2) > 0,
               "bmm: batch sizes or inner dimensions differ (or K == 0)");
   A = A.contiguous();
   B = B.contiguous();
   const int64_t L = A.size(0), M = A.size(1), K = A.size(2), N = B.size(2);
-  auto C = torch::empty({L, M, N}, A.options());
+  auto C = at::empty({L, M, N}, A.options());
   const float* a = A.data_ptr<float>();
   const float* b = B.data_ptr<float>();
   float* c = C.data_ptr<float>();
@@ -114,6 +118,7 @@ _ext = load_inline(
     functions=["bmm_forward"],
     extra_cflags=["-O3", "-march=native", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
+    no_implicit_headers=True,
 )
 
 

@@ -10,7 +10,11 @@ import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 #include <algorithm>
 #include <cmath>
 
@@ -101,10 +105,10 @@ void im2col(const float* x, float* col, int64_t C, int64_t H, int64_t W, int64_t
 
 }  // namespace
 
-torch::Tensor conv2d_bias_relu_forward(torch::Tensor x, torch::Tensor weight, torch::Tensor bias,
+at::Tensor conv2d_bias_relu_forward(at::Tensor x, at::Tensor weight, at::Tensor bias,
                   int64_t stride, int64_t padding) {
   TORCH_CHECK(x.dim() == 4 && weight.dim() == 4, "conv2d_bias_relu: x (N, C, H, W), weight (OC, C, KH, KW)");
-  TORCH_CHECK(x.scalar_type() == torch::kFloat32 && weight.scalar_type() == torch::kFloat32,
+  TORCH_CHECK(x.scalar_type() == at::kFloat && weight.scalar_type() == at::kFloat,
               "conv2d_bias_relu: float32 only");
   TORCH_CHECK(x.size(1) == weight.size(1), "conv2d_bias_relu: channel counts differ (groups are not supported)");
   TORCH_CHECK(stride >= 1 && padding >= 0, "conv2d_bias_relu: stride >= 1 and padding >= 0 required");
@@ -115,12 +119,12 @@ torch::Tensor conv2d_bias_relu_forward(torch::Tensor x, torch::Tensor weight, to
   const int64_t OH = (H + 2 * padding - KH) / stride + 1, OW = (W + 2 * padding - KW) / stride + 1;
   TORCH_CHECK(OH > 0 && OW > 0, "conv2d_bias_relu: the kernel is larger than the padded input");
   const int64_t KK = C * KH * KW, P = OH * OW;
-  auto col = torch::empty({KK, P}, x.options());  // scratch: im2col of one image
-  auto out = torch::empty({NB, OC, OH, OW}, x.options());
+  auto col = at::empty({KK, P}, x.options());  // scratch: im2col of one image
+  auto out = at::empty({NB, OC, OH, OW}, x.options());
   const float* xp = x.data_ptr<float>();
   const float* wp = weight.data_ptr<float>();
   float* cp = col.data_ptr<float>();
-  TORCH_CHECK(bias.dim() == 1 && bias.size(0) == OC && bias.scalar_type() == torch::kFloat32,
+  TORCH_CHECK(bias.dim() == 1 && bias.size(0) == OC && bias.scalar_type() == at::kFloat,
               "conv2d_bias_relu: bias must be float32 (OC)");
   bias = bias.contiguous();
   const float* b = bias.data_ptr<float>();
@@ -139,6 +143,7 @@ _ext = load_inline(
     functions=["conv2d_bias_relu_forward"],
     extra_cflags=["-O3", "-march=native", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
+    no_implicit_headers=True,
 )
 
 

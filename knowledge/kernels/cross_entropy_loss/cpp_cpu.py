@@ -16,7 +16,11 @@ IGNORE_INDEX = -100  # F.cross_entropy's default label for "skip this row"
 MIN_PARALLEL_ELEMENTS = 32768
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 
 #include <algorithm>
 #include <cmath>
@@ -50,11 +54,11 @@ static inline float exp_fast(float x) {
 }
 
 // 0-dim mean cross-entropy of logits (rows, classes) for labels (rows,).
-torch::Tensor cross_entropy_loss_forward(torch::Tensor logits, torch::Tensor labels, int64_t ignore_index,
+at::Tensor cross_entropy_loss_forward(at::Tensor logits, at::Tensor labels, int64_t ignore_index,
                                          int64_t min_parallel) {
     TORCH_CHECK(logits.device().is_cpu() && labels.device().is_cpu(), "cross_entropy_loss_forward: CPU tensors only");
-    TORCH_CHECK(logits.scalar_type() == torch::kFloat32, "cross_entropy_loss_forward: logits must be float32");
-    TORCH_CHECK(labels.scalar_type() == torch::kInt64, "cross_entropy_loss_forward: labels must be int64");
+    TORCH_CHECK(logits.scalar_type() == at::kFloat, "cross_entropy_loss_forward: logits must be float32");
+    TORCH_CHECK(labels.scalar_type() == at::kLong, "cross_entropy_loss_forward: labels must be int64");
     TORCH_CHECK(logits.dim() == 2 && labels.dim() == 1 && labels.size(0) == logits.size(0),
                 "cross_entropy_loss_forward: expected logits (rows, classes) and labels (rows,)");
     auto xc = logits.contiguous();
@@ -81,7 +85,7 @@ torch::Tensor cross_entropy_loss_forward(torch::Tensor logits, torch::Tensor lab
         total += static_cast<double>(m) + std::log(static_cast<double>(s)) - xr[lab[r]];
         counted += 1;
     }
-    auto out = torch::empty({}, xc.options());  // 0-dim, like the reference
+    auto out = at::empty({}, xc.options());  // 0-dim, like the reference
     // No labelled row: 0 / 0 = NaN, which is what the reference returns too.
     out.data_ptr<float>()[0] =
         counted > 0 ? static_cast<float>(total / counted) : std::numeric_limits<float>::quiet_NaN();
@@ -97,6 +101,7 @@ _ext = load_inline(
     # (Linux runs with traps masked); unlike -ffast-math it changes no result.
     extra_cflags=["-O3", "-march=native", "-fopenmp", "-fno-trapping-math"],
     extra_ldflags=["-fopenmp"],
+    no_implicit_headers=True,
 )
 
 

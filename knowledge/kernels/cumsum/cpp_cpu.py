@@ -17,21 +17,25 @@ TILE = 256  # columns per tile when scanning a non-last dim
 MIN_PARALLEL_ELEMENTS = 32768
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 
 #include <algorithm>
 #include <vector>
 
 // y[o, l, i] = sum of x[o, 0..l, i], for x viewed as (outer, length, inner).
-torch::Tensor cumsum_forward(torch::Tensor x, int64_t dim, int64_t tile, int64_t min_parallel) {
+at::Tensor cumsum_forward(at::Tensor x, int64_t dim, int64_t tile, int64_t min_parallel) {
     TORCH_CHECK(x.device().is_cpu(), "cumsum_forward: x must be a CPU tensor");
-    TORCH_CHECK(x.scalar_type() == torch::kFloat32, "cumsum_forward: x must be float32, got ", x.scalar_type());
+    TORCH_CHECK(x.scalar_type() == at::kFloat, "cumsum_forward: x must be float32, got ", x.scalar_type());
     TORCH_CHECK(x.dim() > 0, "cumsum_forward: x must have at least one dim");
     TORCH_CHECK(tile > 0, "cumsum_forward: tile must be positive");
     if (dim < 0) dim += x.dim();
     TORCH_CHECK(dim >= 0 && dim < x.dim(), "cumsum_forward: dim out of range");
     auto xc = x.contiguous();
-    auto y = torch::empty_like(xc);
+    auto y = at::empty_like(xc);
     const int64_t length = xc.size(dim);
     int64_t outer = 1, inner = 1;
     for (int64_t i = 0; i < dim; ++i) outer *= xc.size(i);
@@ -83,6 +87,7 @@ _ext = load_inline(
     functions=["cumsum_forward"],
     extra_cflags=["-O3", "-march=native", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
+    no_implicit_headers=True,
 )
 
 

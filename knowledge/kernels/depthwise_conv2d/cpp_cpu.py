@@ -10,19 +10,23 @@ import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 #include <algorithm>
 
 // Below this much work a single thread finishes before an OpenMP fork/join (a few
 // microseconds) would pay off, so the loop runs serially.
 constexpr int64_t MIN_PARALLEL_WORK = 1 << 15;
 
-torch::Tensor depthwise_conv2d_forward(torch::Tensor x, torch::Tensor weight, int64_t stride,
+at::Tensor depthwise_conv2d_forward(at::Tensor x, at::Tensor weight, int64_t stride,
                                        int64_t padding) {
   TORCH_CHECK(x.dim() == 4 && weight.dim() == 4 && weight.size(1) == 1,
               "depthwise_conv2d: x (N, C, H, W) and weight (C, 1, KH, KW)");
   TORCH_CHECK(weight.size(0) == x.size(1), "depthwise_conv2d: one filter per channel required");
-  TORCH_CHECK(x.scalar_type() == torch::kFloat32 && weight.scalar_type() == torch::kFloat32,
+  TORCH_CHECK(x.scalar_type() == at::kFloat && weight.scalar_type() == at::kFloat,
               "depthwise_conv2d: float32 only");
   TORCH_CHECK(stride >= 1 && padding >= 0, "depthwise_conv2d: stride >= 1 and padding >= 0 required");
   x = x.contiguous();
@@ -31,7 +35,7 @@ torch::Tensor depthwise_conv2d_forward(torch::Tensor x, torch::Tensor weight, in
   const int64_t KH = weight.size(2), KW = weight.size(3);
   const int64_t OH = (H + 2 * padding - KH) / stride + 1, OW = (W + 2 * padding - KW) / stride + 1;
   TORCH_CHECK(OH > 0 && OW > 0, "depthwise_conv2d: the kernel is larger than the padded input");
-  auto out = torch::empty({NB, C, OH, OW}, x.options());
+  auto out = at::empty({NB, C, OH, OW}, x.options());
   const float* xp = x.data_ptr<float>();
   const float* wp = weight.data_ptr<float>();
   float* op = out.data_ptr<float>();
@@ -72,6 +76,7 @@ _ext = load_inline(
     functions=["depthwise_conv2d_forward"],
     extra_cflags=["-O3", "-march=native", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
+    no_implicit_headers=True,
 )
 
 

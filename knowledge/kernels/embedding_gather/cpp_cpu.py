@@ -9,16 +9,20 @@ import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 #include <cstring>
 
 // Below this much work a single thread finishes before an OpenMP fork/join (a few
 // microseconds) would pay off, so the loop runs serially.
 constexpr int64_t MIN_PARALLEL_WORK = 1 << 15;
 
-torch::Tensor embedding_forward(torch::Tensor ids, torch::Tensor table) {
-  TORCH_CHECK(ids.scalar_type() == torch::kInt64, "embedding: ids must be int64");
-  TORCH_CHECK(table.dim() == 2 && table.scalar_type() == torch::kFloat32,
+at::Tensor embedding_forward(at::Tensor ids, at::Tensor table) {
+  TORCH_CHECK(ids.scalar_type() == at::kLong, "embedding: ids must be int64");
+  TORCH_CHECK(table.dim() == 2 && table.scalar_type() == at::kFloat,
               "embedding: table must be float32 (num_embeddings, dim)");
   ids = ids.contiguous();
   table = table.contiguous();
@@ -30,7 +34,7 @@ torch::Tensor embedding_forward(torch::Tensor ids, torch::Tensor table) {
   TORCH_CHECK(bad == 0, "embedding: ", bad, " ids outside [0, ", V, ")");
   auto sizes = ids.sizes().vec();
   sizes.push_back(D);
-  auto out = torch::empty(sizes, table.options());
+  auto out = at::empty(sizes, table.options());
   const float* src = table.data_ptr<float>();
   float* dst = out.data_ptr<float>();
 #pragma omp parallel for schedule(static) if (T * D >= MIN_PARALLEL_WORK)
@@ -46,6 +50,7 @@ _ext = load_inline(
     functions=["embedding_forward"],
     extra_cflags=["-O3", "-march=native", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
+    no_implicit_headers=True,
 )
 
 

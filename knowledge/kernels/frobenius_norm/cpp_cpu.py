@@ -15,18 +15,22 @@ CHUNK = 4096  # floats summed in float before moving into the double total
 MIN_PARALLEL_ELEMENTS = 32768
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 
 #include <algorithm>
 #include <cmath>
 
 // y = x / ||x||_F for a float32 CPU tensor of any shape.
-torch::Tensor frobenius_norm_forward(torch::Tensor x, int64_t chunk, int64_t min_parallel) {
+at::Tensor frobenius_norm_forward(at::Tensor x, int64_t chunk, int64_t min_parallel) {
     TORCH_CHECK(x.device().is_cpu(), "frobenius_norm_forward: x must be a CPU tensor");
-    TORCH_CHECK(x.scalar_type() == torch::kFloat32, "frobenius_norm_forward: x must be float32, got ", x.scalar_type());
+    TORCH_CHECK(x.scalar_type() == at::kFloat, "frobenius_norm_forward: x must be float32, got ", x.scalar_type());
     TORCH_CHECK(chunk > 0, "frobenius_norm_forward: chunk must be positive");
     auto xc = x.contiguous();
-    auto y = torch::empty_like(xc);
+    auto y = at::empty_like(xc);
     const int64_t n = xc.numel();
     const float* src = xc.data_ptr<float>();
     float* dst = y.data_ptr<float>();
@@ -53,6 +57,7 @@ _ext = load_inline(
     functions=["frobenius_norm_forward"],
     extra_cflags=["-O3", "-march=native", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
+    no_implicit_headers=True,
 )
 
 

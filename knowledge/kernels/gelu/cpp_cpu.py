@@ -15,7 +15,11 @@ from torch.utils.cpp_extension import load_inline
 MIN_PARALLEL_ELEMENTS = 32768
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 
 #include <algorithm>
 #include <cmath>
@@ -64,11 +68,11 @@ static inline float erf_fast(float x) {
 constexpr float kInvSqrt2 = 0.70710678118654752f;  // 1 / sqrt(2)
 
 // y = 0.5 * x * (1 + erf(x / sqrt(2))), elementwise over a float32 CPU tensor of any shape.
-torch::Tensor gelu_forward(torch::Tensor x, int64_t min_parallel) {
+at::Tensor gelu_forward(at::Tensor x, int64_t min_parallel) {
     TORCH_CHECK(x.device().is_cpu(), "gelu_forward: x must be a CPU tensor");
-    TORCH_CHECK(x.scalar_type() == torch::kFloat32, "gelu_forward: x must be float32, got ", x.scalar_type());
+    TORCH_CHECK(x.scalar_type() == at::kFloat, "gelu_forward: x must be float32, got ", x.scalar_type());
     auto xc = x.contiguous();  // no copy when x is already contiguous
-    auto y = torch::empty_like(xc);
+    auto y = at::empty_like(xc);
     const float* src = xc.data_ptr<float>();
     float* dst = y.data_ptr<float>();
     const int64_t n = xc.numel();
@@ -89,6 +93,7 @@ _ext = load_inline(
     # (Linux runs with traps masked); unlike -ffast-math it changes no result.
     extra_cflags=["-O3", "-march=native", "-fopenmp", "-fno-trapping-math"],
     extra_ldflags=["-fopenmp"],
+    no_implicit_headers=True,
 )
 
 

@@ -10,7 +10,11 @@ import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 #include <algorithm>
 #include <cmath>
 
@@ -91,21 +95,21 @@ void transpose_pack(const float* W, float* Wt, int64_t N, int64_t K) {
 
 }  // namespace
 
-torch::Tensor gemm_scale_residual_forward(torch::Tensor x, torch::Tensor weight, torch::Tensor bias, double scaling_factor) {
+at::Tensor gemm_scale_residual_forward(at::Tensor x, at::Tensor weight, at::Tensor bias, double scaling_factor) {
   TORCH_CHECK(x.dim() == 2 && weight.dim() == 2 && bias.dim() == 1, "gemm_scale_residual: x (M, K), weight (N, K), bias (N)");
-  TORCH_CHECK(x.scalar_type() == torch::kFloat32 && weight.scalar_type() == torch::kFloat32 &&
-              bias.scalar_type() == torch::kFloat32, "gemm_scale_residual: float32 only");
+  TORCH_CHECK(x.scalar_type() == at::kFloat && weight.scalar_type() == at::kFloat &&
+              bias.scalar_type() == at::kFloat, "gemm_scale_residual: float32 only");
   TORCH_CHECK(x.size(1) == weight.size(1) && bias.size(0) == weight.size(0) && x.size(1) > 0,
               "gemm_scale_residual: x (M, K) needs weight (N, K) and bias (N) with K > 0");
   x = x.contiguous();
   weight = weight.contiguous();
   bias = bias.contiguous();
   const int64_t M = x.size(0), K = x.size(1), N = weight.size(0);
-  auto wt = torch::empty({K, N}, x.options());  // scratch: the weight transposed to (K, N)
+  auto wt = at::empty({K, N}, x.options());  // scratch: the weight transposed to (K, N)
   transpose_pack(weight.data_ptr<float>(), wt.data_ptr<float>(), N, K);
   const float* b = bias.data_ptr<float>();
   const float s = static_cast<float>(scaling_factor);
-  auto out = torch::empty({M, N}, x.options());
+  auto out = at::empty({M, N}, x.options());
   gemm(x.data_ptr<float>(), wt.data_ptr<float>(), out.data_ptr<float>(), M, N, K,
        [b, s](int64_t, int64_t j, float v) {
          const float g = v + b[j];
@@ -121,6 +125,7 @@ _ext = load_inline(
     functions=["gemm_scale_residual_forward"],
     extra_cflags=["-O3", "-march=native", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
+    no_implicit_headers=True,
 )
 
 

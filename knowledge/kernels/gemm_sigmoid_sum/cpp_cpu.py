@@ -10,7 +10,11 @@ import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 #include <algorithm>
 #include <cmath>
 
@@ -91,23 +95,23 @@ void transpose_pack(const float* W, float* Wt, int64_t N, int64_t K) {
 
 }  // namespace
 
-torch::Tensor gemm_sigmoid_sum_forward(torch::Tensor x, torch::Tensor weight, torch::Tensor bias) {
+at::Tensor gemm_sigmoid_sum_forward(at::Tensor x, at::Tensor weight, at::Tensor bias) {
   TORCH_CHECK(x.dim() == 2 && weight.dim() == 2 && bias.dim() == 1, "gemm_sigmoid_sum: x (M, K), weight (N, K), bias (N)");
-  TORCH_CHECK(x.scalar_type() == torch::kFloat32 && weight.scalar_type() == torch::kFloat32 &&
-              bias.scalar_type() == torch::kFloat32, "gemm_sigmoid_sum: float32 only");
+  TORCH_CHECK(x.scalar_type() == at::kFloat && weight.scalar_type() == at::kFloat &&
+              bias.scalar_type() == at::kFloat, "gemm_sigmoid_sum: float32 only");
   TORCH_CHECK(x.size(1) == weight.size(1) && bias.size(0) == weight.size(0) && x.size(1) > 0,
               "gemm_sigmoid_sum: x (M, K) needs weight (N, K) and bias (N) with K > 0");
   x = x.contiguous();
   weight = weight.contiguous();
   bias = bias.contiguous();
   const int64_t M = x.size(0), K = x.size(1), N = weight.size(0);
-  auto wt = torch::empty({K, N}, x.options());  // scratch: the weight transposed to (K, N)
+  auto wt = at::empty({K, N}, x.options());  // scratch: the weight transposed to (K, N)
   transpose_pack(weight.data_ptr<float>(), wt.data_ptr<float>(), N, K);
   const float* b = bias.data_ptr<float>();
-  auto act = torch::empty({M, N}, x.options());  // scratch: sigmoid of the GEMM
+  auto act = at::empty({M, N}, x.options());  // scratch: sigmoid of the GEMM
   gemm(x.data_ptr<float>(), wt.data_ptr<float>(), act.data_ptr<float>(), M, N, K,
        [b](int64_t, int64_t j, float v) { return 1.0f / (1.0f + std::exp(-(v + b[j]))); });
-  auto out = torch::empty({M, 1}, x.options());
+  auto out = at::empty({M, 1}, x.options());
   const float* a = act.data_ptr<float>();
   float* o = out.data_ptr<float>();
   // Row sums in double: N sigmoids in (0, 1) add up to ~N/2, so fp32 would lose low bits.
@@ -128,6 +132,7 @@ _ext = load_inline(
     functions=["gemm_sigmoid_sum_forward"],
     extra_cflags=["-O3", "-march=native", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
+    no_implicit_headers=True,
 )
 
 

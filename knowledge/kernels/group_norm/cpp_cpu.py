@@ -16,7 +16,11 @@ from torch.utils.cpp_extension import load_inline
 MIN_PARALLEL_ELEMENTS = 32768
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 
 #include <cmath>
 
@@ -40,12 +44,12 @@ static inline float plane_sqdev(const float* p, int64_t n, float mean) {
 }
 
 // y = (x - mean_g) / sqrt(var_g + eps) * weight[c] + bias[c], statistics per (batch, group).
-torch::Tensor group_norm_forward(torch::Tensor x, torch::Tensor weight, torch::Tensor bias, int64_t groups,
+at::Tensor group_norm_forward(at::Tensor x, at::Tensor weight, at::Tensor bias, int64_t groups,
                                  double eps, int64_t min_parallel) {
     TORCH_CHECK(x.device().is_cpu() && weight.device().is_cpu() && bias.device().is_cpu(),
                 "group_norm_forward: all tensors must be on the CPU");
-    TORCH_CHECK(x.scalar_type() == torch::kFloat32 && weight.scalar_type() == torch::kFloat32 &&
-                bias.scalar_type() == torch::kFloat32, "group_norm_forward: all tensors must be float32");
+    TORCH_CHECK(x.scalar_type() == at::kFloat && weight.scalar_type() == at::kFloat &&
+                bias.scalar_type() == at::kFloat, "group_norm_forward: all tensors must be float32");
     TORCH_CHECK(x.dim() >= 2, "group_norm_forward: x must be (batch, channels, ...)");
     const int64_t batch = x.size(0), channels = x.size(1);
     TORCH_CHECK(groups > 0 && channels % groups == 0, "group_norm_forward: ", channels,
@@ -55,7 +59,7 @@ torch::Tensor group_norm_forward(torch::Tensor x, torch::Tensor weight, torch::T
     auto xc = x.contiguous();
     auto wc = weight.contiguous();
     auto bc = bias.contiguous();
-    auto y = torch::empty_like(xc);
+    auto y = at::empty_like(xc);
     const int64_t plane = batch * channels == 0 ? 0 : xc.numel() / (batch * channels);
     const int64_t cpg = channels / groups;
     const float* src = xc.data_ptr<float>();
@@ -94,6 +98,7 @@ _ext = load_inline(
     functions=["group_norm_forward"],
     extra_cflags=["-O3", "-march=native", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
+    no_implicit_headers=True,
 )
 
 

@@ -11,17 +11,21 @@ import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 #include <cmath>
 
 // Below this much work a single thread finishes before an OpenMP fork/join (a few
 // microseconds) would pay off, so the loop runs serially.
 constexpr int64_t MIN_PARALLEL_WORK = 1 << 15;
 
-torch::Tensor group_norm_silu_forward(torch::Tensor x, torch::Tensor weight, torch::Tensor bias,
+at::Tensor group_norm_silu_forward(at::Tensor x, at::Tensor weight, at::Tensor bias,
                                       int64_t groups, double eps) {
-  TORCH_CHECK(x.dim() >= 2 && x.scalar_type() == torch::kFloat32, "group_norm_silu: float32 (N, C, ...)");
-  TORCH_CHECK(weight.scalar_type() == torch::kFloat32 && bias.scalar_type() == torch::kFloat32,
+  TORCH_CHECK(x.dim() >= 2 && x.scalar_type() == at::kFloat, "group_norm_silu: float32 (N, C, ...)");
+  TORCH_CHECK(weight.scalar_type() == at::kFloat && bias.scalar_type() == at::kFloat,
               "group_norm_silu: float32 weight and bias");
   const int64_t NB = x.size(0), C = x.size(1);
   TORCH_CHECK(groups >= 1 && C % groups == 0, "group_norm_silu: channels must divide into groups");
@@ -31,7 +35,7 @@ torch::Tensor group_norm_silu_forward(torch::Tensor x, torch::Tensor weight, tor
   bias = bias.contiguous();
   const int64_t HW = C > 0 && NB > 0 ? x.numel() / (NB * C) : 0;
   const int64_t CG = C / groups, span = CG * HW;
-  auto out = torch::empty_like(x);
+  auto out = at::empty_like(x);
   const float* xp = x.data_ptr<float>();
   const float* w = weight.data_ptr<float>();
   const float* b = bias.data_ptr<float>();
@@ -71,6 +75,7 @@ _ext = load_inline(
     functions=["group_norm_silu_forward"],
     extra_cflags=["-O3", "-march=native", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
+    no_implicit_headers=True,
 )
 
 

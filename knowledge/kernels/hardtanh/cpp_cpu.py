@@ -14,19 +14,23 @@ from torch.utils.cpp_extension import load_inline
 MIN_PARALLEL_ELEMENTS = 32768
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 
 #include <algorithm>
 #include <cmath>
 
 // y = clamp(x, min_val, max_val), elementwise over a float32 CPU tensor of any shape.
-torch::Tensor hardtanh_forward(torch::Tensor x, double min_val_arg, double max_val_arg, int64_t min_parallel) {
+at::Tensor hardtanh_forward(at::Tensor x, double min_val_arg, double max_val_arg, int64_t min_parallel) {
     TORCH_CHECK(x.device().is_cpu(), "hardtanh_forward: x must be a CPU tensor");
-    TORCH_CHECK(x.scalar_type() == torch::kFloat32, "hardtanh_forward: x must be float32, got ", x.scalar_type());
+    TORCH_CHECK(x.scalar_type() == at::kFloat, "hardtanh_forward: x must be float32, got ", x.scalar_type());
     const float min_val = static_cast<float>(min_val_arg);  // lower clamp bound
     const float max_val = static_cast<float>(max_val_arg);  // upper clamp bound
     auto xc = x.contiguous();  // no copy when x is already contiguous
-    auto y = torch::empty_like(xc);
+    auto y = at::empty_like(xc);
     const float* src = xc.data_ptr<float>();
     float* dst = y.data_ptr<float>();
     const int64_t n = xc.numel();
@@ -45,6 +49,7 @@ _ext = load_inline(
     functions=["hardtanh_forward"],
     extra_cflags=["-O3", "-march=native", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
+    no_implicit_headers=True,
 )
 
 

@@ -16,7 +16,11 @@ BLOCK = 4096  # floats summed in float before the running total moves to double
 MIN_PARALLEL_ELEMENTS = 32768
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 
 #include <algorithm>
 #include <cmath>
@@ -44,13 +48,13 @@ static inline double span_sum(const float* p, int64_t n, float shift, bool squar
 }
 
 // y = (x - mean_p) / sqrt(var_p + eps) for every (batch, channel) plane p.
-torch::Tensor instance_norm_forward(torch::Tensor x, double eps, int64_t block, int64_t min_parallel) {
+at::Tensor instance_norm_forward(at::Tensor x, double eps, int64_t block, int64_t min_parallel) {
     TORCH_CHECK(x.device().is_cpu(), "instance_norm_forward: x must be a CPU tensor");
-    TORCH_CHECK(x.scalar_type() == torch::kFloat32, "instance_norm_forward: x must be float32, got ", x.scalar_type());
+    TORCH_CHECK(x.scalar_type() == at::kFloat, "instance_norm_forward: x must be float32, got ", x.scalar_type());
     TORCH_CHECK(x.dim() >= 3, "instance_norm_forward: x must be (batch, channels, spatial...)");
     TORCH_CHECK(block > 0, "instance_norm_forward: block must be positive");
     auto xc = x.contiguous();
-    auto y = torch::empty_like(xc);
+    auto y = at::empty_like(xc);
     const int64_t planes = xc.size(0) * xc.size(1);
     const int64_t plane = planes == 0 ? 0 : xc.numel() / planes;
     const float* src = xc.data_ptr<float>();
@@ -75,6 +79,7 @@ _ext = load_inline(
     functions=["instance_norm_forward"],
     extra_cflags=["-O3", "-march=native", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
+    no_implicit_headers=True,
 )
 
 

@@ -13,17 +13,21 @@ from torch.utils.cpp_extension import load_inline
 MIN_PARALLEL_ELEMENTS = 32768
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 
 #include <cmath>
 
 // y[r, :] = x[r, :] / sqrt(sum(x^2)) for every row r of a (rows, cols) tensor.
-torch::Tensor l2_norm_forward(torch::Tensor x, int64_t min_parallel) {
+at::Tensor l2_norm_forward(at::Tensor x, int64_t min_parallel) {
     TORCH_CHECK(x.device().is_cpu(), "l2_norm_forward: x must be a CPU tensor");
-    TORCH_CHECK(x.scalar_type() == torch::kFloat32, "l2_norm_forward: x must be float32, got ", x.scalar_type());
+    TORCH_CHECK(x.scalar_type() == at::kFloat, "l2_norm_forward: x must be float32, got ", x.scalar_type());
     TORCH_CHECK(x.dim() == 2, "l2_norm_forward: x must be 2-D (rows, cols), got ", x.dim(), " dims");
     auto xc = x.contiguous();
-    auto y = torch::empty_like(xc);
+    auto y = at::empty_like(xc);
     const int64_t rows = xc.size(0), cols = xc.size(1);
     const float* src = xc.data_ptr<float>();
     float* dst = y.data_ptr<float>();
@@ -51,6 +55,7 @@ _ext = load_inline(
     functions=["l2_norm_forward"],
     extra_cflags=["-O3", "-march=native", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
+    no_implicit_headers=True,
 )
 
 

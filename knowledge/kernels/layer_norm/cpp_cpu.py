@@ -14,17 +14,21 @@ from torch.utils.cpp_extension import load_inline
 MIN_PARALLEL_ELEMENTS = 32768
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 
 #include <cmath>
 
 // y = (x - mean) / sqrt(var + eps) * weight + bias, statistics per row of row_len elements.
-torch::Tensor layer_norm_forward(torch::Tensor x, torch::Tensor weight, torch::Tensor bias, double eps,
+at::Tensor layer_norm_forward(at::Tensor x, at::Tensor weight, at::Tensor bias, double eps,
                                  int64_t min_parallel) {
     TORCH_CHECK(x.device().is_cpu() && weight.device().is_cpu() && bias.device().is_cpu(),
                 "layer_norm_forward: all tensors must be on the CPU");
-    TORCH_CHECK(x.scalar_type() == torch::kFloat32 && weight.scalar_type() == torch::kFloat32 &&
-                bias.scalar_type() == torch::kFloat32, "layer_norm_forward: all tensors must be float32");
+    TORCH_CHECK(x.scalar_type() == at::kFloat && weight.scalar_type() == at::kFloat &&
+                bias.scalar_type() == at::kFloat, "layer_norm_forward: all tensors must be float32");
     TORCH_CHECK(weight.numel() == bias.numel(), "layer_norm_forward: weight and bias sizes differ");
     const int64_t row_len = weight.numel();
     TORCH_CHECK(row_len > 0 && x.numel() % row_len == 0,
@@ -32,7 +36,7 @@ torch::Tensor layer_norm_forward(torch::Tensor x, torch::Tensor weight, torch::T
     auto xc = x.contiguous();
     auto wc = weight.contiguous();
     auto bc = bias.contiguous();
-    auto y = torch::empty_like(xc);
+    auto y = at::empty_like(xc);
     const int64_t rows = xc.numel() / row_len;
     const float* src = xc.data_ptr<float>();
     const float* w = wc.data_ptr<float>();
@@ -67,6 +71,7 @@ _ext = load_inline(
     functions=["layer_norm_forward"],
     extra_cflags=["-O3", "-march=native", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
+    no_implicit_headers=True,
 )
 
 

@@ -14,7 +14,11 @@ from torch.utils.cpp_extension import load_inline
 MIN_PARALLEL_ELEMENTS = 32768
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 
 #include <algorithm>
 #include <cmath>
@@ -47,12 +51,12 @@ static inline float exp_fast(float x) {
 }
 
 // y[r, :] = x[r, :] - logsumexp(x[r, :]) for every row r of a (rows, cols) tensor.
-torch::Tensor log_softmax_forward(torch::Tensor x, int64_t min_parallel) {
+at::Tensor log_softmax_forward(at::Tensor x, int64_t min_parallel) {
     TORCH_CHECK(x.device().is_cpu(), "log_softmax_forward: x must be a CPU tensor");
-    TORCH_CHECK(x.scalar_type() == torch::kFloat32, "log_softmax_forward: x must be float32, got ", x.scalar_type());
+    TORCH_CHECK(x.scalar_type() == at::kFloat, "log_softmax_forward: x must be float32, got ", x.scalar_type());
     TORCH_CHECK(x.dim() == 2, "log_softmax_forward: x must be 2-D (rows, cols), got ", x.dim(), " dims");
     auto xc = x.contiguous();
-    auto y = torch::empty_like(xc);
+    auto y = at::empty_like(xc);
     const int64_t rows = xc.size(0), cols = xc.size(1);
     const float* src = xc.data_ptr<float>();
     float* dst = y.data_ptr<float>();
@@ -82,6 +86,7 @@ _ext = load_inline(
     # (Linux runs with traps masked); unlike -ffast-math it changes no result.
     extra_cflags=["-O3", "-march=native", "-fopenmp", "-fno-trapping-math"],
     extra_ldflags=["-fopenmp"],
+    no_implicit_headers=True,
 )
 
 

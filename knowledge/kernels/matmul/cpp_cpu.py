@@ -10,7 +10,11 @@ import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 #include <algorithm>
 #include <cmath>
 
@@ -82,15 +86,15 @@ void gemm(const float* A, const float* B, float* C, int64_t M, int64_t N, int64_
 
 }  // namespace
 
-torch::Tensor matmul_forward(torch::Tensor A, torch::Tensor B) {
+at::Tensor matmul_forward(at::Tensor A, at::Tensor B) {
   TORCH_CHECK(A.dim() == 2 && B.dim() == 2, "matmul: A and B must be 2-D");
-  TORCH_CHECK(A.scalar_type() == torch::kFloat32 && B.scalar_type() == torch::kFloat32,
+  TORCH_CHECK(A.scalar_type() == at::kFloat && B.scalar_type() == at::kFloat,
               "matmul: float32 only");
   TORCH_CHECK(A.size(1) == B.size(0) && A.size(1) > 0, "matmul: A (M, K) needs B (K, N), K > 0");
   A = A.contiguous();
   B = B.contiguous();
   const int64_t M = A.size(0), K = A.size(1), N = B.size(1);
-  auto C = torch::empty({M, N}, A.options());
+  auto C = at::empty({M, N}, A.options());
   gemm(A.data_ptr<float>(), B.data_ptr<float>(), C.data_ptr<float>(), M, N, K,
        [](int64_t, int64_t, float v) { return v; });
   return C;
@@ -103,6 +107,7 @@ _ext = load_inline(
     functions=["matmul_forward"],
     extra_cflags=["-O3", "-march=native", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
+    no_implicit_headers=True,
 )
 
 

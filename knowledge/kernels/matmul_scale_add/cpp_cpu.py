@@ -10,7 +10,11 @@ import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 #include <algorithm>
 #include <cmath>
 
@@ -82,17 +86,17 @@ void gemm(const float* A, const float* B, float* C, int64_t M, int64_t N, int64_
 
 }  // namespace
 
-torch::Tensor matmul_scale_add_forward(torch::Tensor A, torch::Tensor B, torch::Tensor C, double alpha) {
+at::Tensor matmul_scale_add_forward(at::Tensor A, at::Tensor B, at::Tensor C, double alpha) {
   TORCH_CHECK(A.dim() == 2 && B.dim() == 2 && C.dim() == 2, "matmul_scale_add: 2-D operands only");
-  TORCH_CHECK(A.scalar_type() == torch::kFloat32 && B.scalar_type() == torch::kFloat32 &&
-              C.scalar_type() == torch::kFloat32, "matmul_scale_add: float32 only");
+  TORCH_CHECK(A.scalar_type() == at::kFloat && B.scalar_type() == at::kFloat &&
+              C.scalar_type() == at::kFloat, "matmul_scale_add: float32 only");
   TORCH_CHECK(A.size(1) == B.size(0) && A.size(1) > 0, "matmul_scale_add: A (M, K) needs B (K, N), K > 0");
   TORCH_CHECK(C.size(0) == A.size(0) && C.size(1) == B.size(1), "matmul_scale_add: C must be (M, N)");
   A = A.contiguous();
   B = B.contiguous();
   C = C.contiguous();
   const int64_t M = A.size(0), K = A.size(1), N = B.size(1);
-  auto out = torch::empty({M, N}, A.options());
+  auto out = at::empty({M, N}, A.options());
   const float* c = C.data_ptr<float>();
   const float s = static_cast<float>(alpha);
   gemm(A.data_ptr<float>(), B.data_ptr<float>(), out.data_ptr<float>(), M, N, K,
@@ -107,6 +111,7 @@ _ext = load_inline(
     functions=["matmul_scale_add_forward"],
     extra_cflags=["-O3", "-march=native", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
+    no_implicit_headers=True,
 )
 
 

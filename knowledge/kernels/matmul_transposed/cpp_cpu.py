@@ -10,7 +10,11 @@ import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 #include <algorithm>
 #include <cmath>
 
@@ -91,17 +95,17 @@ void transpose_pack(const float* W, float* Wt, int64_t N, int64_t K) {
 
 }  // namespace
 
-torch::Tensor matmul_transposed_forward(torch::Tensor A, torch::Tensor B) {
+at::Tensor matmul_transposed_forward(at::Tensor A, at::Tensor B) {
   TORCH_CHECK(A.dim() == 2 && B.dim() == 2, "matmul_transposed: A (M, K) and B (N, K) must be 2-D");
-  TORCH_CHECK(A.scalar_type() == torch::kFloat32 && B.scalar_type() == torch::kFloat32,
+  TORCH_CHECK(A.scalar_type() == at::kFloat && B.scalar_type() == at::kFloat,
               "matmul_transposed: float32 only");
   TORCH_CHECK(A.size(1) == B.size(1) && A.size(1) > 0, "matmul_transposed: A and B need the same K > 0");
   A = A.contiguous();
   B = B.contiguous();
   const int64_t M = A.size(0), K = A.size(1), N = B.size(0);
-  auto bt = torch::empty({K, N}, A.options());  // scratch: B transposed
+  auto bt = at::empty({K, N}, A.options());  // scratch: B transposed
   transpose_pack(B.data_ptr<float>(), bt.data_ptr<float>(), N, K);
-  auto C = torch::empty({M, N}, A.options());
+  auto C = at::empty({M, N}, A.options());
   gemm(A.data_ptr<float>(), bt.data_ptr<float>(), C.data_ptr<float>(), M, N, K,
        [](int64_t, int64_t, float v) { return v; });
   return C;
@@ -114,6 +118,7 @@ _ext = load_inline(
     functions=["matmul_transposed_forward"],
     extra_cflags=["-O3", "-march=native", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
+    no_implicit_headers=True,
 )
 
 

@@ -10,21 +10,25 @@ import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 
 // Below this much work a single thread finishes before an OpenMP fork/join (a few
 // microseconds) would pay off, so the loop runs serially.
 constexpr int64_t MIN_PARALLEL_WORK = 1 << 15;
 
-torch::Tensor matvec_forward(torch::Tensor A, torch::Tensor x) {
+at::Tensor matvec_forward(at::Tensor A, at::Tensor x) {
   TORCH_CHECK(A.dim() == 2 && x.dim() == 2 && x.size(1) == 1, "matvec: A (M, K) and x (K, 1)");
   TORCH_CHECK(A.size(1) == x.size(0), "matvec: A has K columns, x must have K rows");
-  TORCH_CHECK(A.scalar_type() == torch::kFloat32 && x.scalar_type() == torch::kFloat32,
+  TORCH_CHECK(A.scalar_type() == at::kFloat && x.scalar_type() == at::kFloat,
               "matvec: float32 only");
   A = A.contiguous();
   x = x.contiguous();
   const int64_t M = A.size(0), K = A.size(1);
-  auto y = torch::empty({M, 1}, A.options());
+  auto y = at::empty({M, 1}, A.options());
   const float* a = A.data_ptr<float>();
   const float* v = x.data_ptr<float>();
   float* out = y.data_ptr<float>();
@@ -53,6 +57,7 @@ _ext = load_inline(
     functions=["matvec_forward"],
     extra_cflags=["-O3", "-march=native", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
+    no_implicit_headers=True,
 )
 
 

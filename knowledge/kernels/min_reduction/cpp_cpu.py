@@ -16,16 +16,20 @@ TILE = 256  # output columns per tile (multiple of 16 floats = one AVX-512 vecto
 MIN_PARALLEL_ELEMENTS = 32768
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
 // minimum values over dim (dim removed): x viewed as (outer, red, inner) -> (outer, inner).
-torch::Tensor min_reduction_forward(torch::Tensor x, int64_t dim, int64_t tile, int64_t min_parallel) {
+at::Tensor min_reduction_forward(at::Tensor x, int64_t dim, int64_t tile, int64_t min_parallel) {
     TORCH_CHECK(x.device().is_cpu(), "min_reduction_forward: x must be a CPU tensor");
-    TORCH_CHECK(x.scalar_type() == torch::kFloat32, "min_reduction_forward: x must be float32, got ", x.scalar_type());
+    TORCH_CHECK(x.scalar_type() == at::kFloat, "min_reduction_forward: x must be float32, got ", x.scalar_type());
     TORCH_CHECK(x.dim() > 0, "min_reduction_forward: x must have at least one dim");
     TORCH_CHECK(tile > 0, "min_reduction_forward: tile must be positive");
     if (dim < 0) dim += x.dim();
@@ -38,7 +42,7 @@ torch::Tensor min_reduction_forward(torch::Tensor x, int64_t dim, int64_t tile, 
     for (int64_t i = dim + 1; i < xc.dim(); ++i) inner *= xc.size(i);
     std::vector<int64_t> out_shape(xc.sizes().begin(), xc.sizes().end());
     out_shape.erase(out_shape.begin() + dim);  // the reduced dim is dropped
-    auto y = torch::empty(out_shape, xc.options().dtype(torch::kFloat32));
+    auto y = at::empty(out_shape, xc.options().dtype(at::kFloat));
     const float* src = xc.data_ptr<float>();
     float* dst = y.data_ptr<float>();
     const int64_t tiles = (inner + tile - 1) / tile;
@@ -90,6 +94,7 @@ _ext = load_inline(
     functions=["min_reduction_forward"],
     extra_cflags=["-O3", "-march=native", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
+    no_implicit_headers=True,
 )
 
 

@@ -17,16 +17,20 @@ CHUNK = 4096  # floats summed in float before moving into the double total
 MIN_PARALLEL_ELEMENTS = 32768
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 
 #include <algorithm>
 #include <cmath>
 
 // mean((a - b)^2)
 // over two float32 CPU tensors of the same shape; divides by the number of elements.
-torch::Tensor mse_loss_forward(torch::Tensor a, torch::Tensor b, int64_t chunk, int64_t min_parallel) {
+at::Tensor mse_loss_forward(at::Tensor a, at::Tensor b, int64_t chunk, int64_t min_parallel) {
     TORCH_CHECK(a.device().is_cpu() && b.device().is_cpu(), "mse_loss_forward: inputs must be CPU tensors");
-    TORCH_CHECK(a.scalar_type() == torch::kFloat32 && b.scalar_type() == torch::kFloat32,
+    TORCH_CHECK(a.scalar_type() == at::kFloat && b.scalar_type() == at::kFloat,
                 "mse_loss_forward: inputs must be float32");
     TORCH_CHECK(a.sizes() == b.sizes(), "mse_loss_forward: inputs must have the same shape, got ", a.sizes(),
                 " and ", b.sizes());
@@ -49,7 +53,7 @@ torch::Tensor mse_loss_forward(torch::Tensor a, torch::Tensor b, int64_t chunk, 
         }
         total += part;
     }
-    auto out = torch::empty({}, ac.options());  // 0-dim, like the reference
+    auto out = at::empty({}, ac.options());  // 0-dim, like the reference
     out.data_ptr<float>()[0] = static_cast<float>(total / static_cast<double>(n));
     return out;
 }
@@ -61,6 +65,7 @@ _ext = load_inline(
     functions=["mse_loss_forward"],
     extra_cflags=["-O3", "-march=native", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
+    no_implicit_headers=True,
 )
 
 

@@ -9,17 +9,21 @@ import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 #include <algorithm>
 
 // Below this much work a single thread finishes before an OpenMP fork/join (a few
 // microseconds) would pay off, so the loop runs serially.
 constexpr int64_t MIN_PARALLEL_WORK = 1 << 15;
 
-torch::Tensor mul_add_clamp_forward(torch::Tensor x, torch::Tensor scale, torch::Tensor bias,
+at::Tensor mul_add_clamp_forward(at::Tensor x, at::Tensor scale, at::Tensor bias,
                                     double lo, double hi) {
-  TORCH_CHECK(x.scalar_type() == torch::kFloat32 && scale.scalar_type() == torch::kFloat32 &&
-              bias.scalar_type() == torch::kFloat32, "mul_add_clamp: float32 only");
+  TORCH_CHECK(x.scalar_type() == at::kFloat && scale.scalar_type() == at::kFloat &&
+              bias.scalar_type() == at::kFloat, "mul_add_clamp: float32 only");
   TORCH_CHECK(x.dim() >= 1 && scale.dim() == 1 && bias.dim() == 1 &&
               scale.size(0) == x.size(-1) && bias.size(0) == x.size(-1),
               "mul_add_clamp: scale and bias must match the last dimension of x");
@@ -28,7 +32,7 @@ torch::Tensor mul_add_clamp_forward(torch::Tensor x, torch::Tensor scale, torch:
   scale = scale.contiguous();
   bias = bias.contiguous();
   const int64_t F = x.size(-1), M = F > 0 ? x.numel() / F : 0;
-  auto out = torch::empty_like(x);
+  auto out = at::empty_like(x);
   const float* xp = x.data_ptr<float>();
   const float* s = scale.data_ptr<float>();
   const float* b = bias.data_ptr<float>();
@@ -50,6 +54,7 @@ _ext = load_inline(
     functions=["mul_add_clamp_forward"],
     extra_cflags=["-O3", "-march=native", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
+    no_implicit_headers=True,
 )
 
 

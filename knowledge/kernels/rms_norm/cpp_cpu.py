@@ -16,20 +16,24 @@ TILE = 256  # positions per tile (multiple of 16 floats = one AVX-512 vector)
 MIN_PARALLEL_ELEMENTS = 32768
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
 // y[b, f, p] = x[b, f, p] / sqrt(mean_f(x[b, f, p]^2) + eps), p over the flattened trailing dims.
-torch::Tensor rms_norm_forward(torch::Tensor x, double eps, int64_t tile, int64_t min_parallel) {
+at::Tensor rms_norm_forward(at::Tensor x, double eps, int64_t tile, int64_t min_parallel) {
     TORCH_CHECK(x.device().is_cpu(), "rms_norm_forward: x must be a CPU tensor");
-    TORCH_CHECK(x.scalar_type() == torch::kFloat32, "rms_norm_forward: x must be float32, got ", x.scalar_type());
+    TORCH_CHECK(x.scalar_type() == at::kFloat, "rms_norm_forward: x must be float32, got ", x.scalar_type());
     TORCH_CHECK(x.dim() >= 2, "rms_norm_forward: x must have a feature dim 1");
     TORCH_CHECK(tile > 0, "rms_norm_forward: tile must be positive");
     auto xc = x.contiguous();
-    auto y = torch::empty_like(xc);
+    auto y = at::empty_like(xc);
     const int64_t batch = xc.size(0), feats = xc.size(1);
     const int64_t inner = feats == 0 || batch == 0 ? 0 : xc.numel() / (batch * feats);
     const int64_t tiles = (inner + tile - 1) / tile;
@@ -74,6 +78,7 @@ _ext = load_inline(
     functions=["rms_norm_forward"],
     extra_cflags=["-O3", "-march=native", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
+    no_implicit_headers=True,
 )
 
 

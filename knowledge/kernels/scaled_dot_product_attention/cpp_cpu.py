@@ -12,7 +12,11 @@ import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -43,10 +47,10 @@ inline float exp_nonpositive(float x) {
   return p * scale;
 }
 
-torch::Tensor sdpa_forward(torch::Tensor q, torch::Tensor k, torch::Tensor v) {
+at::Tensor sdpa_forward(at::Tensor q, at::Tensor k, at::Tensor v) {
   TORCH_CHECK(q.dim() == 4 && k.dim() == 4 && v.dim() == 4, "sdpa: q, k, v must be (B, H, S, D)");
-  TORCH_CHECK(q.scalar_type() == torch::kFloat32 && k.scalar_type() == torch::kFloat32 &&
-              v.scalar_type() == torch::kFloat32, "sdpa: float32 only");
+  TORCH_CHECK(q.scalar_type() == at::kFloat && k.scalar_type() == at::kFloat &&
+              v.scalar_type() == at::kFloat, "sdpa: float32 only");
   TORCH_CHECK(k.sizes() == v.sizes() && q.size(0) == k.size(0) && q.size(1) == k.size(1) &&
               q.size(3) == k.size(3), "sdpa: q (B, H, Sq, D) needs k and v (B, H, Sk, D)");
   q = q.contiguous();
@@ -54,7 +58,7 @@ torch::Tensor sdpa_forward(torch::Tensor q, torch::Tensor k, torch::Tensor v) {
   v = v.contiguous();
   const int64_t BH = q.size(0) * q.size(1), SQ = q.size(2), SK = k.size(2), D = q.size(3);
   TORCH_CHECK(SK > 0, "sdpa: at least one key required");
-  auto out = torch::empty_like(q);
+  auto out = at::empty_like(q);
   const float* qp = q.data_ptr<float>();
   const float* kp = k.data_ptr<float>();
   const float* vp = v.data_ptr<float>();
@@ -120,6 +124,7 @@ _ext = load_inline(
     functions=["sdpa_forward"],
     extra_cflags=["-O3", "-march=native", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
+    no_implicit_headers=True,
 )
 
 

@@ -15,7 +15,11 @@ from torch.utils.cpp_extension import load_inline
 MIN_PARALLEL_ELEMENTS = 32768
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 
 #include <algorithm>
 #include <cmath>
@@ -48,11 +52,11 @@ static inline float exp_fast(float x) {
 }
 
 // y = 1 / (1 + exp(-x)), elementwise over a float32 CPU tensor of any shape.
-torch::Tensor sigmoid_forward(torch::Tensor x, int64_t min_parallel) {
+at::Tensor sigmoid_forward(at::Tensor x, int64_t min_parallel) {
     TORCH_CHECK(x.device().is_cpu(), "sigmoid_forward: x must be a CPU tensor");
-    TORCH_CHECK(x.scalar_type() == torch::kFloat32, "sigmoid_forward: x must be float32, got ", x.scalar_type());
+    TORCH_CHECK(x.scalar_type() == at::kFloat, "sigmoid_forward: x must be float32, got ", x.scalar_type());
     auto xc = x.contiguous();  // no copy when x is already contiguous
-    auto y = torch::empty_like(xc);
+    auto y = at::empty_like(xc);
     const float* src = xc.data_ptr<float>();
     float* dst = y.data_ptr<float>();
     const int64_t n = xc.numel();
@@ -73,6 +77,7 @@ _ext = load_inline(
     # (Linux runs with traps masked); unlike -ffast-math it changes no result.
     extra_cflags=["-O3", "-march=native", "-fopenmp", "-fno-trapping-math"],
     extra_ldflags=["-fopenmp"],
+    no_implicit_headers=True,
 )
 
 

@@ -9,21 +9,25 @@ import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 #include <cmath>
 
 // Below this much work a single thread finishes before an OpenMP fork/join (a few
 // microseconds) would pay off, so the loop runs serially.
 constexpr int64_t MIN_PARALLEL_WORK = 1 << 15;
 
-torch::Tensor silu_mul_forward(torch::Tensor x) {
-  TORCH_CHECK(x.dim() >= 1 && x.scalar_type() == torch::kFloat32, "silu_mul: float32 input");
+at::Tensor silu_mul_forward(at::Tensor x) {
+  TORCH_CHECK(x.dim() >= 1 && x.scalar_type() == at::kFloat, "silu_mul: float32 input");
   TORCH_CHECK(x.size(-1) % 2 == 0, "silu_mul: the last dimension must be even (gate | up)");
   x = x.contiguous();
   const int64_t H = x.size(-1) / 2, M = H > 0 ? x.numel() / (2 * H) : 0;
   auto sizes = x.sizes().vec();
   sizes.back() = H;
-  auto out = torch::empty(sizes, x.options());
+  auto out = at::empty(sizes, x.options());
   const float* xp = x.data_ptr<float>();
   float* op = out.data_ptr<float>();
 #pragma omp parallel for schedule(static) if (M * H >= MIN_PARALLEL_WORK)
@@ -46,6 +50,7 @@ _ext = load_inline(
     functions=["silu_mul_forward"],
     extra_cflags=["-O3", "-march=native", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
+    no_implicit_headers=True,
 )
 
 

@@ -15,7 +15,11 @@ from torch.utils.cpp_extension import load_inline
 MIN_PARALLEL_ELEMENTS = 32768
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 
 #include <algorithm>
 #include <cmath>
@@ -48,12 +52,12 @@ static inline float exp_fast(float x) {
 }
 
 // y[r, :] = exp(x[r, :] - max) / sum(exp(x[r, :] - max)) for every row r of a (rows, cols) tensor.
-torch::Tensor softmax_forward(torch::Tensor x, int64_t min_parallel) {
+at::Tensor softmax_forward(at::Tensor x, int64_t min_parallel) {
     TORCH_CHECK(x.device().is_cpu(), "softmax_forward: x must be a CPU tensor");
-    TORCH_CHECK(x.scalar_type() == torch::kFloat32, "softmax_forward: x must be float32, got ", x.scalar_type());
+    TORCH_CHECK(x.scalar_type() == at::kFloat, "softmax_forward: x must be float32, got ", x.scalar_type());
     TORCH_CHECK(x.dim() == 2, "softmax_forward: x must be 2-D (rows, cols), got ", x.dim(), " dims");
     auto xc = x.contiguous();
-    auto y = torch::empty_like(xc);
+    auto y = at::empty_like(xc);
     const int64_t rows = xc.size(0), cols = xc.size(1);
     const float* src = xc.data_ptr<float>();
     float* dst = y.data_ptr<float>();
@@ -87,6 +91,7 @@ _ext = load_inline(
     # (Linux runs with traps masked); unlike -ffast-math it changes no result.
     extra_cflags=["-O3", "-march=native", "-fopenmp", "-fno-trapping-math"],
     extra_ldflags=["-fopenmp"],
+    no_implicit_headers=True,
 )
 
 

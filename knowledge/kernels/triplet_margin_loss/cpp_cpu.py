@@ -16,18 +16,22 @@ EPS = 1e-6  # added to every difference, as torch's pairwise distance does
 MIN_PARALLEL_ELEMENTS = 32768
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 
 #include <algorithm>
 #include <cmath>
 
 // 0-dim mean over rows of max(||a - p + eps|| - ||a - n + eps|| + margin, 0).
-torch::Tensor triplet_margin_loss_forward(torch::Tensor anchor, torch::Tensor positive, torch::Tensor negative,
+at::Tensor triplet_margin_loss_forward(at::Tensor anchor, at::Tensor positive, at::Tensor negative,
                                           double margin, double eps, int64_t min_parallel) {
     TORCH_CHECK(anchor.device().is_cpu() && positive.device().is_cpu() && negative.device().is_cpu(),
                 "triplet_margin_loss_forward: CPU tensors only");
-    TORCH_CHECK(anchor.scalar_type() == torch::kFloat32 && positive.scalar_type() == torch::kFloat32 &&
-                negative.scalar_type() == torch::kFloat32, "triplet_margin_loss_forward: inputs must be float32");
+    TORCH_CHECK(anchor.scalar_type() == at::kFloat && positive.scalar_type() == at::kFloat &&
+                negative.scalar_type() == at::kFloat, "triplet_margin_loss_forward: inputs must be float32");
     TORCH_CHECK(anchor.dim() == 2 && anchor.sizes() == positive.sizes() && anchor.sizes() == negative.sizes(),
                 "triplet_margin_loss_forward: expected three (rows, dim) tensors of one shape");
     auto ac = anchor.contiguous();
@@ -54,7 +58,7 @@ torch::Tensor triplet_margin_loss_forward(torch::Tensor anchor, torch::Tensor po
         }
         total += std::max(static_cast<double>(std::sqrt(sp)) - std::sqrt(sn) + margin, 0.0);
     }
-    auto out = torch::empty({}, ac.options());  // 0-dim, like the reference
+    auto out = at::empty({}, ac.options());  // 0-dim, like the reference
     out.data_ptr<float>()[0] = static_cast<float>(total / rows);
     return out;
 }
@@ -66,6 +70,7 @@ _ext = load_inline(
     functions=["triplet_margin_loss_forward"],
     extra_cflags=["-O3", "-march=native", "-fopenmp"],
     extra_ldflags=["-fopenmp"],
+    no_implicit_headers=True,
 )
 
 

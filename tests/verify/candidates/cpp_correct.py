@@ -5,13 +5,16 @@ import torch.nn as nn
 from torch.utils.cpp_extension import load_inline
 
 CPP_SOURCE = r"""
-#include <torch/extension.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty_like.h>
+#include <torch/csrc/Exceptions.h>
+#include <torch/csrc/utils/pybind.h>
 
 // y[i, j] = max(x[i, j] * w[j], 0) for a contiguous float32 matrix x of shape (rows, cols)
-torch::Tensor rowscale(torch::Tensor x, torch::Tensor w) {
-    TORCH_CHECK(x.dtype() == torch::kFloat32 && w.dtype() == torch::kFloat32, "float32 only");
+at::Tensor rowscale(at::Tensor x, at::Tensor w) {
+    TORCH_CHECK(x.dtype() == at::kFloat && w.dtype() == at::kFloat, "float32 only");
     auto xc = x.contiguous();
-    auto y = torch::empty_like(xc);
+    auto y = at::empty_like(xc);
     const int64_t cols = xc.size(-1), rows = xc.numel() / cols;
     const float* xp = xc.data_ptr<float>();
     const float* wp = w.data_ptr<float>();
@@ -27,7 +30,7 @@ torch::Tensor rowscale(torch::Tensor x, torch::Tensor w) {
 """
 
 _ext = load_inline("akg_test_rowscale", cpp_sources=CPP_SOURCE, functions=["rowscale"],
-                   extra_cflags=["-O3", "-fopenmp"], extra_ldflags=["-fopenmp"])
+                   extra_cflags=["-O3", "-fopenmp"], extra_ldflags=["-fopenmp"], no_implicit_headers=True)
 
 
 class ModelNew(nn.Module):
