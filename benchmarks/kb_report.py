@@ -120,16 +120,17 @@ def report(args: argparse.Namespace) -> int:
         lines.append(f"torch.compile figures of {n} problem(s) eager-anchored (speedup_eager x compile_ms / "
                      "eager_ms, the baseline from `baselines`); the rest timed beside the candidate or none (1.0x)")
     text = "\n".join(lines)
-    print(table)
-    print(text)
+    if args.json:   # for scripts: nothing but the JSON on stdout
+        print(json.dumps({"figures": figures, "rows": [dict(zip(rows[0], r)) for r in rows[1:]]}, indent=1))
+    else:
+        print(table)
+        print(text)
     if args.markdown:
         Path(args.markdown).write_text(f"{text}\n\n{table}\n")
     if args.plot:
         _plot({k: v for k, v in by.items() if not any(fnmatch.fnmatch(k, p) for p in args.exclude or ())},
               args.mode, figures, args.plot, bases)
-        print(f"plot: {args.plot}")
-    if args.json:
-        print(json.dumps(figures, indent=1))
+        print(f"plot: {args.plot}", file=sys.stderr if args.json else sys.stdout)
     return 0
 
 

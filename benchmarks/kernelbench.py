@@ -355,7 +355,7 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("results", nargs="+")
     c.add_argument("--mode", choices=("lower", "normal"), default="lower")
     c.add_argument("--markdown", default=None)
-    c.add_argument("--json", action="store_true")
+    c.add_argument("--json", action="store_true", help="only JSON on stdout: per-level figures and the per-problem rows")
     c.add_argument("--plot", default=None, metavar="OUT.svg", help="speedup distribution per level (SVG)")
     c.add_argument("--baselines", nargs="+", default=None, metavar="FILE",
                    help="`baselines` results: eager-anchored compile figures for rows timed without compile")

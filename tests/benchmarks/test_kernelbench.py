@@ -145,6 +145,13 @@ def test_report_leaves_out_excluded_problems_and_measures_memory_bound_rows(kb_b
     assert "level1: 3/3 correct" in out and "50_conv" not in out
     assert "2 timed memory-bound rows, median 80% of the 4000 GB/s copy, 1 at >= 80%" in out
     assert "| 81 " in out      # ReLU's % of roofline (3900 / 4800) in the table
+    # --json: nothing but JSON on stdout, the figures and one object per problem row
+    kb_bench.main(["report", str(results), "--exclude", "level1/*conv*", "--copy-gbps", "4000", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["figures"]["level1"]["problems"] == 3
+    assert doc["figures"]["level1"]["geomean_eager"] == pytest.approx(lv["geomean_eager"])
+    assert len(doc["rows"]) == 3 and all(r["problem"].startswith("level1/") for r in doc["rows"])
+    assert not any("conv" in r["problem"] for r in doc["rows"]) and "x eager" in doc["rows"][0]
 
 
 def test_compile_baselines_anchor_rows_timed_without_compile(kb_bench, tmp_path, capsys):
