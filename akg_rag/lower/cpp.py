@@ -17,8 +17,8 @@ so editing that one literal retiles the kernel.
 ``build_cpp_module(sources, name)`` returns the Python lines that build several kernels in one
 ``load_inline`` call, without the implicit ``torch/extension.h`` (the whole C++ frontend: 26 s of
 parsing on one core of the CI machine): the prelude includes only the tensor type, ``at::empty``
-and the Python binding headers, and a build takes ~13 s instead of ~30 s. Flags are portable (no ``-march=native``): the verifier's build cache is keyed
-by source, torch, Python and machine architecture, not by CPU model, so a cached build may run on
+and the Python binding headers, and a build takes ~13 s instead of ~30 s. Flags are portable (no
+``-march=native``): the verifier's build cache is keyed by source, torch, Python and machine architecture, not by CPU model, so a cached build may run on
 another CPU of the same architecture. Instead each kernel body is compiled three times on x86:
 for AVX-512, for AVX2+FMA (``__attribute__((target(...)))``; OpenMP's outlined loop bodies
 inherit it) and for the base ISA, and the entry function picks one per process with

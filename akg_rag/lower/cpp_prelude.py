@@ -34,7 +34,7 @@ CLASS_TYPES: dict[str, str] = {"f": "FT", "i": "int64_t", "b": "bool",
 STACK_TILE_BYTES = 32768
 
 # The headers a kernel and its Python binding need, not torch/extension.h (all of ATen's operator
-# headers and the C++ frontend: 26 s of parsing, where these take ~5 s); the module is built with
+# headers and the C++ frontend: 26 s of parsing on one core, where these take 11 s); the module is built with
 # load_inline(..., no_implicit_headers=True) (akg_rag.lower.cpp.build_cpp_module).
 PRELUDE = r"""
 #include <ATen/core/Tensor.h>

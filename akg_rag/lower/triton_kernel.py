@@ -62,8 +62,8 @@ class KernelWriter(ExprWriter):
 
     def _gathered(self, e: Expr) -> bool:
         """Is a dot operand (or the transpose of one) a load through computed tile indices?"""
-        if isinstance(e, Call) and e.func == "transpose" and len(e.args) == 1:
-            return self._gathered(e.args[0])
+        while isinstance(e, Call) and e.func == "transpose" and len(e.args) == 1:
+            e = e.args[0]
         return isinstance(e, Name) and e.id in self.gathered
 
     def _operand_dims(self, e: Expr) -> tuple[str, tuple[int | None, ...]] | None:

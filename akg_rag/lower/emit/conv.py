@@ -133,7 +133,6 @@ class _Conv:
             w.emit(depth, f"{local} = {fit(text, deps, need, masks)}")
             w.emit(depth, f"store({local} -> {o.value.name}[{', '.join(oidx)}])")
 
-    # ---- implicit GEMM ---------------------------------------------------------------------------
     # ---- the two GEMM forms' shared parts ------------------------------------------------------
     def _gemm_tile(self, pixels: str, tn: str, BM: str, BN: str, og: str,
                    group_base: str | None) -> tuple[str, list[str], str, str, str]:
@@ -159,6 +158,7 @@ class _Conv:
         self.epilogue(2, acc, frozenset({"m", "n"}), oidx, co, masks, ["m", "n"], dep_of)
         return self.w.text()
 
+    # ---- implicit GEMM ---------------------------------------------------------------------------
     def implicit_gemm(self) -> str:
         w, r, G = self.w, self.r, self.r.groups
         shape = r.shape
