@@ -264,12 +264,16 @@ class OpsMixin(ExprMixin):
             t, c = self.elem(src, idx)
             self.line(combine(kind, run, f"{atype}({conv(t, c, cls)})"))
             self.line(f"{self.var_elem(out, idx)} = {otype}({run});")
+        rev = "reverse" in e.kwargs and bool(num_value(e.kwargs["reverse"]))
+
+        def at(idx: list[str]) -> list[str]:  # the j-th position visited: from the end when reversed
+            return idx[:ax] + [f"({s[ax].text} - 1 - {idx[ax]})"] + idx[ax + 1:] if rev else idx
         if last_axis(s, ax):
             def row(oidx: list[str]) -> None:
                 run, r = self.fresh("run"), self.fresh("k")
                 self.line(f"{atype} {run} = {NEUTRAL[(kind, acc)]};")
                 self.open(f"for (int64_t {r} = 0; {r} < {s[ax].text}; ++{r})")
-                step(run, oidx[:ax] + [r] + oidx[ax:])
+                step(run, at(oidx[:ax] + [r] + oidx[ax:]))
                 self.close()
             self.nest(s[:ax] + s[ax + 1:], row, simd=False)
             return
@@ -277,4 +281,4 @@ class OpsMixin(ExprMixin):
         rest = s[:ax] + s[ax + 1:]
         runs = self.new_tile("run", rest, acc)
         self.nest(rest, lambda idx: self.line(f"{self.var_elem(runs, idx)} = {NEUTRAL[(kind, acc)]};"))
-        self.nest(s, lambda idx: step(self.var_elem(runs, idx[:ax] + idx[ax + 1:]), idx))
+        self.nest(s, lambda idx: step(self.var_elem(runs, idx[:ax] + idx[ax + 1:]), at(idx)))

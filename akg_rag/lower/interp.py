@@ -143,7 +143,12 @@ class _Interp:
             return ops.REDUCE[f](args[0], int(kw["axis"]), bool(kw.get("keepdim", 0)))
         if f in ops.SCAN:
             t = ops.as_tensor(args[0])
-            return t if t.dim() == 0 else ops.SCAN[f](t, int(kw["axis"]))
+            if t.dim() == 0:
+                return t
+            ax = int(kw["axis"])
+            if kw.get("reverse", 0):
+                return ops.SCAN[f](t.flip(ax), ax).flip(ax)
+            return ops.SCAN[f](t, ax)
         if f == "where":
             return ops.where(*args)
         if f in ops.UNARY:

@@ -31,6 +31,10 @@ from akg_rag.sketch.validate import validate_sketch
 DEFAULT_NUM_WARPS = 4    # warps per program (Triton's default)
 DOT_WARPS = 8            # ... for an f32 (IEEE, FMA) dot over a tile of DOT_WIDE_TILE elements or more
 DOT_WIDE_TILE = 64 * 32
+# ... and for any accumulator tile this large: a reduction over a middle dim, lanes of [128, 64]
+# over the kept (contiguous) and reduced dims, ran 2.01 ms on 8 warps and 2.35 on 4 (H200,
+# KernelBench level1/49, docs/results/h200/reduction-sweeps-run14.jsonl)
+WIDE_ACCUMULATOR = 128 * 64
 DEFAULT_NUM_STAGES = 3   # software-pipelining stages of loops that load (Triton's CUDA default)
 DEFAULT_DOT_MODE = 3     # f32 dots: 1 IEEE, 2 three TF32 products of split operands, 3 by layout, 4 K-major copies
 
@@ -75,10 +79,13 @@ def default_warps(typed: TypedSketch, gathers: bool = False) -> int:
     stores); eight warps hold 64 each without spilling. A dot whose operand is gathered through
     computed addresses (a convolution's patch tile, ``gathers``) keeps four: timed on an H200 at
     KernelBench's conv shapes, 64-pixel tiles ran 1.1-2.0x faster on four warps than on eight
-    (docs/results/h200/conv-sweeps-run13.jsonl), though ptxas reports small spills on four. Other
-    kernels keep four."""
+    (docs/results/h200/conv-sweeps-run13.jsonl), though ptxas reports small spills on four. A
+    kernel without a dot whose accumulator tile holds WIDE_ACCUMULATOR elements or more (a
+    reduction's lane-wise [KBLOCK, RBLOCK] partials) takes eight. Other kernels keep four."""
     if gathers:
         return DEFAULT_NUM_WARPS
+    if not typed.matmuls and _accumulator_elements(typed) >= WIDE_ACCUMULATOR:
+        return DOT_WARPS  # a dot's accumulator is the dot's own rule below (tensor cores or FMA)
     for mm in typed.matmuls:
         a, b = (typed.type_of(x) for x in mm.args)  # type: ignore[union-attr]
         if typed.type_of(mm).dtype != "f32" or join16(a.exact, b.exact) is not None or a.rank < 2:
@@ -87,6 +94,26 @@ def default_warps(typed: TypedSketch, gathers: bool = False) -> int:
         if m and n and m * n >= DOT_WIDE_TILE:
             return DOT_WARPS
     return DEFAULT_NUM_WARPS
+
+
+def _accumulator_elements(typed: TypedSketch) -> int:
+    """Elements of the largest accumulator ``alloc`` at the tunables' defaults (0 when none has
+    extents known before run time)."""
+    from akg_rag.lower.tune_space import _eval
+
+    best = 0
+    stack: list[Stmt] = list(typed.sketch.body)
+    while stack:
+        st = stack.pop()
+        if isinstance(st, For):
+            stack.extend(st.body)
+        elif isinstance(st, Alloc) and st.role == "accumulator":
+            n = 1
+            for e in st.shape:
+                v = _eval(e, typed.tunables)
+                n = 0 if v is None else n * v
+            best = max(best, n)
+    return best
 
 
 def _default_extent(typed: TypedSketch, size) -> int | None:

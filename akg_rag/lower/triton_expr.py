@@ -357,13 +357,22 @@ class ExprWriter:
         if a.rank == 0:
             return x
         ax = e.kwargs["axis"].value % a.rank  # type: ignore[union-attr]
-        # padded lanes sit after the valid ones on the scan axis: they cannot reach a valid prefix
+        rev = bool(e.kwargs["reverse"].value) if "reverse" in e.kwargs else False  # type: ignore[union-attr]
+        # padded lanes sit after the valid ones on the scan axis: they cannot reach a valid
+        # prefix, but they do reach every valid suffix, so a reverse scan sets them neutral
+        m = self.valid(a.shape, [ax]) if rev else None
+        if m is not None:
+            kind = "float" if r.dtype in ("f32", "f64") else "int"
+            red = {"scan_sum": "reduce_sum", "scan_prod": "reduce_prod", "scan_max": "reduce_max"}[e.func]
+            neutral = ops.NEUTRAL.get((red, kind)) or ops.INT_MIN[r.dtype]
+            x = Em(f"tl.where({m}, {x.text}, {neutral})")
+        tail = ", reverse=True" if rev else ""
         if e.func == "scan_sum":
-            return Em(f"tl.cumsum({x.text}, axis={ax})")
+            return Em(f"tl.cumsum({x.text}, axis={ax}{tail})")
         if e.func == "scan_prod":
-            return Em(f"tl.cumprod({x.text}, axis={ax})")
+            return Em(f"tl.cumprod({x.text}, axis={ax}{tail})")
         self.helpers.add("max_combine")
-        return Em(f"tl.associative_scan({x.text}, {ax}, _max_combine)")
+        return Em(f"tl.associative_scan({x.text}, {ax}, _max_combine{tail})")
 
     def matmul(self, e: Call, r: VType, acc: Em | None = None) -> Em | None:
         """``a @ b``; with ``acc`` (an f32 tile of the result's shape) ``acc + a @ b`` as one

@@ -202,7 +202,12 @@ class _Validator:
         ax = axis.value
         if not -rank <= ax < max(rank, 1):
             raise _fail(f"{e.func} axis {ax} is out of range for a rank-{rank} value", axis)
-        if e.func in vocab.SCAN_OPS or rank == 0:
+        if e.func in vocab.SCAN_OPS:
+            rev = e.kwargs.get("reverse")
+            if rev is not None and not (isinstance(rev, Num) and rev.value in (0, 1)):
+                raise _fail("reverse must be 0 or 1", rev)
+            return shape
+        if rank == 0:
             return shape
         ax %= rank
         keep = e.kwargs.get("keepdim")

@@ -41,7 +41,8 @@ OP_SIGNATURES: dict[str, tuple[int, int, tuple[str, ...], tuple[str, ...]]] = {
     **{op: (1, 1, (), ()) for op in UNARY_OPS},
     **{op: (2, 2, (), ()) for op in BINARY_OPS},
     **{op: (1, 1, ("axis", "keepdim"), ("axis",)) for op in REDUCE_OPS},
-    **{op: (1, 1, ("axis",), ("axis",)) for op in SCAN_OPS},
+    # scan_sum(v, axis=1, reverse=1): each position combines itself and every later one
+    **{op: (1, 1, ("axis", "reverse"), ("axis",)) for op in SCAN_OPS},
     "where": (3, 3, (), ()),
     "iota": (1, 1, (), ()),          # iota(n): the int tile [0, 1, ..., n-1] of shape [n]
     "unsqueeze": (1, 1, ("axis",), ("axis",)),  # a size-1 axis inserted at axis

@@ -1,7 +1,11 @@
 """Pooling regions: max or average over the trailing 1-3 dims, epilogue fused.
 
-Programs own ``BLOCK`` flattened output elements; the window is a sequential loop over the kernel
-taps (kernel sizes are literals of the task). A region with a prologue computes each tap's input
+Programs own a tile of outputs: ``BH x BW`` of the last two pooled dims (``BW`` of the only one
+for 1-D pooling) in one plane (an index of every dim before them, scalars split from the program
+id once). Every tap's positions are then a row vector plus a column vector, so addressing and
+bounds masks cost a few operations per element; a flat block of outputs would pay a division
+chain per element and lane (pooling is issue-bound, not bandwidth-bound, that way). The window
+is a sequential loop over the kernel taps (kernel sizes are literals of the task). A region with a prologue computes each tap's input
 value from its operands instead of loading a stored tensor (a convolution's bias and activation). Max pooling reads ``-inf`` outside the input (padding
 and windows that ``ceil_mode`` lets hang off the end); average pooling reads 0 and divides by the
 window size as torch counts it: with ``count_include_pad`` the window clipped to the padded input,
@@ -11,11 +15,17 @@ without it the window clipped to the input; ``divisor_override`` replaces both.
 from __future__ import annotations
 
 from akg_rag.lower.emit.common import (
-    NO_DEPS, Deps, ExprWriter, SketchWriter, align, cdiv_text, decompose, fit, prod_text,
+    NO_DEPS, Deps, ExprWriter, SketchWriter, align, cdiv_text, decompose, fit, next_pow2, prod_text,
 )
 from akg_rag.lower.region import Expr, PoolRegion
 
-BLOCK = 256   # output elements per program
+# output elements per program (BH * BW at most), measured on an H200 (docs/results/kernelbench.md,
+# fourteenth session): windows at stride 1 share inputs along a thread's row, four outputs per
+# thread (512 on 4 warps) ran 1.7x faster than one; strided windows ran 1.7-2.4x faster with one
+# output per thread (128), as the level-1 flat form's 2 per thread had done
+TILE = 512
+TILE_STRIDED = 128
+BW_MAX = 64     # outputs along the last dim per program of a 2-D tile
 
 
 def emit_pool(region: PoolRegion, name: str) -> str:
@@ -49,16 +59,42 @@ def emit_pool(region: PoolRegion, name: str) -> str:
         if tuple(o.value.shape) != shape:
             raise ValueError(f"output {o.value.name} {o.value.shape} is not the pooling result {shape}")
         w.tensor(o.value, osyms, "out")
-    B = w.param("BLOCK", BLOCK)
-    total = prod_text(osyms)
-    pid, offs = w.fresh("pid"), w.fresh("offs")
-    w.loop(1, pid, cdiv_text(total, B), "parallel")
-    w.emit(2, f"{offs} = {pid} * {B} + iota({B})")
-    idx = decompose(w, 2, offs, osyms, [f"l{i}" for i in range(lead)] + [f"o{i}" for i in range(nd)])
+    tdims = min(nd, 2)                     # the tiled dims: the last one or two pooled dims
+    plane = osyms[:len(osyms) - tdims]
+    # rows of BW_MAX outputs, or longer rows when there are fewer than TILE / BW_MAX rows (H = 1)
+    n_out = TILE if all(st == 1 for st in r.stride[nd - tdims:]) else TILE_STRIDED
+    wide = n_out if tdims == 1 else max(BW_MAX, n_out // next_pow2(shape[-2]))
+    bw = min(next_pow2(shape[-1]), wide)
+    bh = min(next_pow2(shape[-2]), max(1, n_out // bw)) if tdims == 2 else 1
+    blocks = []
+    if tdims == 2:
+        BH = w.param("BH", bh)
+        blocks.append((OS[-2], BH, "h"))
+    BW = w.param("BW", bw)
+    blocks.append((OS[-1], BW, "w"))
+    counts = [cdiv_text(ext, b) for ext, b, _ in blocks]
+    pid = w.fresh("pid")
+    w.loop(1, pid, prod_text([*plane, *counts]), "parallel")
+    # the program id split into the plane's indices and the tile's block indices (scalars)
+    names = [f"l{i}" for i in range(lead)] + [f"o{i}" for i in range(nd - tdims)] + [f"b{a}" for *_, a in blocks]
+    split = decompose(w, 2, pid, [*plane, *counts], names)
+    idx = split[:len(plane)]
+    masks: dict[str, str] = {}
+    pos_deps: list[tuple[str, Deps]] = [(i, NO_DEPS) for i in idx]
+    for (ext, b, axis), blk in zip(blocks, split[len(plane):]):
+        o = w.fresh(f"o{axis}")
+        lanes = f"{blk} * {b} + iota({b})"
+        if tdims == 2:
+            lanes = f"unsqueeze({lanes}, axis={0 if axis == 'w' else 1})"
+        w.emit(2, f"{o} = {lanes}")
+        idx.append(o)
+        masks[axis] = f"lt({o}, {ext})"
+        pos_deps.append((o, frozenset({axis})))
+    tile = [b for _, b, _ in blocks]
     is_max = r.op == "max"
     f_acc = "f64" if r.x.dtype == "float64" else "f32"
     acc = w.fresh("acc")
-    w.emit(2, f'{acc} = alloc([{B}], {f_acc}, hint="accumulator", init={"-inf" if is_max else 0})')
+    w.emit(2, f'{acc} = alloc([{", ".join(tile)}], {f_acc}, hint="accumulator", init={"-inf" if is_max else 0})')
     taps = [w.fresh(f"k{i}") for i in range(nd)]
     dil = r.dilation if is_max else (1,) * nd
     for i, k in enumerate(taps):
@@ -74,21 +110,24 @@ def emit_pool(region: PoolRegion, name: str) -> str:
         other = ", other=-inf" if is_max else ""
         w.emit(depth, f"load({r.x.name}[{', '.join(idx[:lead] + pos)}] -> {xv}{other})")
     else:
-        _prologue(w, r, depth, idx[:lead] + pos, S, pmaps, xv, "-inf" if is_max else "0.0")
+        at = [(p, d) for p, (_, d) in zip(idx[:lead] + pos, pos_deps)]
+        _prologue(w, r, depth, at, S, pmaps, xv, "-inf" if is_max else "0.0")
     w.emit(depth, f"{acc} = {'max' if is_max else 'add'}({acc}, {xv})")
     result = acc
     if not is_max:
         result = w.fresh("avg")
         w.emit(2, f"{result} = div({acc}, {_divisor(w, r, idx[lead:], S)})")
-    _epilogue(w, r, result, idx, amaps, f"lt({offs}, {total})")
+    _epilogue(w, r, result, idx, pos_deps, amaps, masks)
     return w.text()
 
 
-def _prologue(w: SketchWriter, r: PoolRegion, depth: int, at: list[str], S: list[str],
+def _prologue(w: SketchWriter, r: PoolRegion, depth: int, at_deps: list[tuple[str, Deps]], S: list[str],
               pmaps: dict[str, list[int | None]], xv: str, pad: str) -> None:
     """``xv`` = the prologue at input position ``at`` (one index per dim of x), ``pad`` where the
     window hangs outside the input (padding, ceil mode): the operands' loads read 0 there and the
-    value is replaced, as a stored input would read ``pad``."""
+    value is replaced, as a stored input would read ``pad``. ``at_deps`` pairs each index with
+    its tile axes."""
+    at = [a for a, _ in at_deps]
     by_name = {v.name: v for v in r.prologue_inputs}
     loaded: dict[str, tuple[str, Deps]] = {}
 
@@ -99,10 +138,11 @@ def _prologue(w: SketchWriter, r: PoolRegion, depth: int, at: list[str], S: list
             local = w.fresh(f"{e.ref}_v")
             parts = [at[d] if d is not None else "0" for d in pmaps[e.ref]]
             w.emit(depth, f"load({e.ref}[{', '.join(parts or ['0'])}] -> {local})")
-            loaded[e.ref] = (local, frozenset({"t"}) if any(d is not None for d in pmaps[e.ref]) else NO_DEPS)
+            deps = frozenset().union(*(at_deps[d][1] for d in pmaps[e.ref] if d is not None))
+            loaded[e.ref] = (local, deps)
         return loaded[e.ref]
 
-    ew = ExprWriter(w, depth, leaf, pos=[(a, frozenset({"t"})) for a in at])
+    ew = ExprWriter(w, depth, leaf, pos=list(at_deps))
     ew.prepare([r.prologue])  # type: ignore[list-item]
     text, _ = ew.write(r.prologue)  # type: ignore[arg-type]
     lead = len(at) - len(S)
@@ -133,27 +173,28 @@ def _divisor(w: SketchWriter, r: PoolRegion, outs: list[str], S: list[str]) -> s
     return f"cast({count}, f32)"
 
 
-def _epilogue(w: SketchWriter, r: PoolRegion, result: str, idx: list[str], amaps: dict,
-              mask: str) -> None:
+def _epilogue(w: SketchWriter, r: PoolRegion, result: str, idx: list[str], pos_deps: list[tuple[str, Deps]],
+              amaps: dict, masks: dict[str, str]) -> None:
     by_name = {v.name: v for v in r.inputs}
     loaded: dict[str, tuple[str, Deps]] = {}
+    axes = list(masks)
 
     def leaf(e: Expr) -> tuple[str, Deps]:
         if e.op == "acc":
-            return result, frozenset({"t"})
+            return result, frozenset(axes)
         if e.op != "input" or e.ref not in by_name:
             raise ValueError(f"a pooling epilogue has no {e.op} leaf {e.ref or ''}")
         if e.ref not in loaded:
             v, amap = by_name[e.ref], amaps[e.ref]
             local = w.fresh(f"{v.name}_v")
             w.emit(2, f"load({v.name}[{', '.join([idx[d] if d is not None else '0' for d in amap] or ['0'])}] -> {local})")
-            loaded[e.ref] = (local, frozenset({"t"}) if any(d is not None for d in amap) else NO_DEPS)
+            loaded[e.ref] = (local, frozenset().union(*(pos_deps[d][1] for d in amap if d is not None)))
         return loaded[e.ref]
 
-    ew = ExprWriter(w, 2, leaf)
+    ew = ExprWriter(w, 2, leaf, pos=list(pos_deps))
     ew.prepare(o.expr for o in r.outputs)
     for o in r.outputs:
         text, deps = ew.write(o.expr)
         local = w.fresh(f"{o.value.name}_o")
-        w.emit(2, f"{local} = {fit(text, deps, ['t'], {'t': mask})}")
+        w.emit(2, f"{local} = {fit(text, deps, axes, masks)}")
         w.emit(2, f"store({local} -> {o.value.name}[{', '.join(idx)}])")

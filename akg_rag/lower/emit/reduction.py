@@ -36,7 +36,14 @@ from akg_rag.lower.region import Expr, Reduction, ReductionRegion, plain_inputs
 PERSISTENT_MAX = 8192   # reduced elements: up to this many, the whole reduced extent is one tile
 TILE_MAX = 4096         # elements of a persistent [KBLOCK, R] tile (register budget of a program)
 LOOP_RBLOCK = 1024      # reduced elements per block in the loop form (last dim reduced)
-LOOP_TILE = (32, 64)    # (KBLOCK, RBLOCK) in the loop form when the last dim is kept
+# (KBLOCK, RBLOCK) in the loop form when the last dim is kept: 512-byte rows of the contiguous
+# kept dim per load (a [32, 64] tile ran 2.60 ms, [128, 64] on 8 warps 2.01: level1/49 on an H200)
+LOOP_TILE = (128, 64)
+# ... for argmax / argmin, which carry a value and an index accumulator: [32, 64] on 4 warps (the
+# wide tile on 8 warps ran 3.19 ms against 2.48 on level1/51 and 52)
+LOOP_TILE_ARG = (32, 64)
+LOOP_KBLOCK_MIN = 32    # ... narrowed down to this when LOOP_TILE[0] would leave too few programs
+PROGRAMS_MIN = 256      # programs a reduction's grid should have (a GPU of ~100+ SMs, two each)
 COALESCE_MIN = 16       # kept elements per program, at least, when the last (contiguous) dim is kept
 
 LONG_ROW = 1 << 15       # a reduced extent (last dim reduced) from which the loop form takes LONG_RBLOCK
@@ -193,7 +200,10 @@ class _Emitter(OnePassMixin):
         if persistent:
             kb = min(next_pow2(kn_tile), max(1, TILE_MAX // next_pow2(rn)), 128)
         else:
-            kb = 1 if last_reduced else min(LOOP_TILE[0], next_pow2(kn_tile))
+            arg = any(red.kind in ("argmax", "argmin") for red in self.region.reductions)
+            kb = 1 if last_reduced else min((LOOP_TILE_ARG if arg else LOOP_TILE)[0], next_pow2(kn_tile))
+            while kb > LOOP_KBLOCK_MIN and -(-kn // kb) < PROGRAMS_MIN:
+                kb //= 2   # few kept elements: narrower tiles, enough programs to fill the machine
         # no kept dims: one program, one row (a tunable could only make the row tile wrong)
         self.KB = KB = w.param("KBLOCK", kb) if self.kept else "1"
         pid = w.fresh("pid")

@@ -8,8 +8,10 @@ scanned dim on axis 1 (gathered, so it need not be the last or contiguous dim):
 * blocked: a sequential loop over ``RBLOCK`` blocks of the row, each scanned and offset by the
   running total carried from the blocks before it.
 
-A reverse scan visits positions ``L - 1 - r``. ``min`` is ``-scan_max(-x)`` (the sketch has no
-``scan_min``).
+A reverse scan (``flip(cumsum(flip(x)))``) is ``scan_*(..., reverse=1)`` on tiles loaded in
+ascending order, the blocked form taking its blocks from the end of the row: every load and store
+stays contiguous (a tile at descending addresses is read one element per instruction). ``min`` is
+``-scan_max(-x)`` (the sketch has no ``scan_min``).
 """
 
 from __future__ import annotations
@@ -27,10 +29,11 @@ IDENTITY = {"sum": "0", "prod": "1", "max": "-inf", "min": "inf"}
 COMBINE = {"sum": "add", "prod": "mul", "max": "max", "min": "min"}
 
 
-def _scan(op: str, v: str) -> str:
+def _scan(op: str, v: str, reverse: bool) -> str:
+    tail = ", reverse=1" if reverse else ""
     if op == "min":
-        return f"neg(scan_max(neg({v}), axis=1))"
-    return f"scan_{op}({v}, axis=1)"
+        return f"neg(scan_max(neg({v}), axis=1{tail}))"
+    return f"scan_{op}({v}, axis=1{tail})"
 
 
 def emit_scan(region: ScanRegion, name: str) -> str:
@@ -63,23 +66,31 @@ def emit_scan(region: ScanRegion, name: str) -> str:
     f_acc = "f64" if "float64" in dtypes.values() else "f32"
     acc_dt = "i64" if expr_dtype(r.expr, dtypes) != "float" and r.op in ("sum", "prod") else f_acc
     if one_tile:
-        _block(w, r, 2, f"iota({L})", L, kidx, kept, dim, amaps, kmask, None, acc_dt)
+        _block(w, r, 2, f"iota({L})", f"lt(POS, {L})", kidx, kept, dim, amaps, kmask, None, acc_dt)
     else:
         RB = w.param("RBLOCK", LOOP_RBLOCK)
         carry = w.fresh("carry")
-        w.emit(2, f'{carry} = alloc([{KB}, 1], {acc_dt}, hint="accumulator", init={IDENTITY[r.op]})')
+        # a float sum or product carries the running total between blocks in f64 (only the
+        # [KBLOCK, 1] total: the block's values stay f32): the torch CPU reference accumulates a
+        # whole row in double, and an f32 carry adds a rounding of the row's partial sum per block
+        carry_dt = "f64" if acc_dt == "f32" and r.op in ("sum", "prod") else acc_dt
+        w.emit(2, f'{carry} = alloc([{KB}, 1], {carry_dt}, hint="accumulator", init={IDENTITY[r.op]})')
         r0 = w.fresh("r0")
         w.loop(2, r0, f"0, {L}, {RB}", "pipeline", "core")
-        _block(w, r, 3, f"{r0} + iota({RB})", L, kidx, kept, dim, amaps, kmask, carry, acc_dt)
+        if r.reverse:  # block r0 of the scan order: positions [L - r0 - RB, L - r0), ascending
+            lanes, valid = f"{L} - {r0} - {RB} + iota({RB})", "ge(POS, 0)"
+        else:
+            lanes, valid = f"{r0} + iota({RB})", f"lt(POS, {L})"
+        _block(w, r, 3, lanes, valid, kidx, kept, dim, amaps, kmask, carry, acc_dt)
     return w.text()
 
 
-def _block(w: SketchWriter, r: ScanRegion, depth: int, lanes: str, L: str, kidx: list[str],
+def _block(w: SketchWriter, r: ScanRegion, depth: int, lanes: str, valid: str, kidx: list[str],
            kept: list[int], dim: int, amaps: dict, kmask: str, carry: str | None, acc_dt: str) -> None:
-    """Scan one block of lanes (``lanes``: the flat positions in scan order) and store it."""
-    rr, pos = w.fresh("r"), w.fresh("pos")
-    w.emit(depth, f"{rr} = unsqueeze({lanes}, axis=0)")
-    w.emit(depth, f"{pos} = {L} - 1 - {rr}" if r.reverse else f"{pos} = {rr}")
+    """Scan one block of lanes (``lanes``: its positions along the scanned dim, ascending;
+    ``valid``: the test of a position ``POS`` inside the row) and store it."""
+    pos = w.fresh("pos")
+    w.emit(depth, f"{pos} = unsqueeze({lanes}, axis=0)")
     idx: list[str] = [""] * len(r.shape)
     for d, i in zip(kept, kidx):
         idx[d] = i
@@ -104,19 +115,22 @@ def _block(w: SketchWriter, r: ScanRegion, depth: int, lanes: str, L: str, kidx:
             loaded[e.ref] = (local, frozenset(deps) if deps else NO_DEPS)
         return loaded[e.ref]
 
-    pos = [(i, frozenset({"r" if d == dim else "k"})) for d, i in enumerate(idx)]
-    ew = ExprWriter(w, depth, leaf, pos)
+    at = [(i, frozenset({"r" if d == dim else "k"})) for d, i in enumerate(idx)]
+    ew = ExprWriter(w, depth, leaf, at)
     ew.prepare([r.expr, *(o.expr for o in r.outputs)])
     text, _ = ew.write(r.expr)
-    rmask = f"lt({rr}, {L})"
+    rmask = valid.replace("POS", pos)
     m = w.fresh("m")
     # where() both masks the tail and broadcasts to [KBLOCK, lanes]
     w.emit(depth, f"{m} = where(logical_and({kmask}, {rmask}), {text}, {IDENTITY[r.op]})")
     acc = w.fresh("acc")
     if carry is None:
-        w.emit(depth, f"{acc} = {_scan(r.op, m)}")
+        w.emit(depth, f"{acc} = {_scan(r.op, m, r.reverse)}")
     else:
-        w.emit(depth, f"{acc} = {COMBINE[r.op]}({_scan(r.op, m)}, {carry})")
+        # the block's values stay in acc_dt; only the carried total is wider (see emit_scan)
+        wide = acc_dt == "f32" and r.op in ("sum", "prod")
+        held = f"cast({carry}, {acc_dt})" if wide else carry
+        w.emit(depth, f"{acc} = {COMBINE[r.op]}({_scan(r.op, m, r.reverse)}, {held})")
         total = {"sum": "reduce_sum", "prod": "reduce_prod", "max": "reduce_max", "min": "reduce_min"}[r.op]
         w.emit(depth, f"{carry} = {COMBINE[r.op]}({carry}, {total}({m}, axis=1, keepdim=1))")
     acc_ref.append(acc)

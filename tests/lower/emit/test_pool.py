@@ -36,5 +36,24 @@ def test_pool_matches_torch(run, case):
     reg = PoolRegion(Value("x", tuple(x.shape), "float32"), op, (k,) * nd, (s,) * nd, (p,) * nd, (d,) * nd,
                      ceil, cip, div, [Value("scale", tuple(scale.shape), "float32")],
                      [Output(Value("y", tuple(ref.shape), "float32"), C("mul", E("acc"), I("scale")))], tuple(ref.shape))
-    got = run(reg, {"x": x, "scale": scale}, {"BLOCK": 32})["y"]
+    got = run(reg, {"x": x, "scale": scale}, {"BH": 2, "BW": 2})["y"]  # several tiles, ragged edges
     torch.testing.assert_close(got, ref * scale)
+
+
+def _pool_params(op, x_shape, out_shape, k, s, nd):
+    from akg_rag.lower.emit import emit_sketch
+
+    reg = PoolRegion(Value("x", x_shape, "float32"), op, (k,) * nd, (s,) * nd, (0,) * nd, (1,) * nd,
+                     False, True, None, [], [Output(Value("y", out_shape, "float32"), E("acc"))], out_shape)
+    text = emit_sketch(reg, "k0")
+    head = text.split("params:")[1].splitlines()[0]
+    return dict(p.strip().split(" = ") for p in head.split(","))
+
+
+def test_pool_tiles_follow_the_stride_and_a_single_row_gets_a_long_tile():
+    """Stride-1 windows: 512 outputs a program ([8, 64]); strided: 128 ([2, 64]); a 2-D pooling
+    over one row (H = 1, a 1-D pooling viewed 2-D) puts the whole tile along that row; 1-D: BW only."""
+    assert _pool_params("max", (2, 3, 512, 512), (2, 3, 509, 509), 4, 1, 2) == {"BH": "8", "BW": "64"}
+    assert _pool_params("avg", (2, 3, 512, 512), (2, 3, 170, 170), 3, 3, 2) == {"BH": "2", "BW": "64"}
+    assert _pool_params("max", (2, 3, 1, 4096), (2, 3, 1, 4096), 1, 1, 2) == {"BH": "1", "BW": "512"}
+    assert _pool_params("avg", (2, 3, 4096), (2, 3, 2048), 2, 2, 1) == {"BW": "128"}

@@ -390,3 +390,25 @@ def test_squared_deviations_about_any_multiple_of_the_sum(run, monkeypatch, loop
                            [Output(V("q", (2, 3)), R("q"), "reduced")])
     assert "wn_s" not in emit_sketch(reg2, "k0")
     close(run(reg2, {"x": x}, PARAMS)["q"], ((2 * x - x.mean(2, keepdim=True)) ** 2).sum(2))
+
+
+def test_a_middle_dim_reduction_over_many_kept_elements_takes_wide_tiles_on_eight_warps():
+    """[64, 512, 4095] reduced over dim 1: 512-byte rows of the contiguous kept dim per block
+    ([128, 64], eight warps on Triton); with few kept elements the tile narrows (to 32) so the
+    grid keeps >= PROGRAMS_MIN programs, and that smaller accumulator stays on four warps."""
+    from akg_rag.lower.emit import reduction
+    from akg_rag.lower.triton import emit_triton
+    from akg_rag.sketch import check_sketch
+
+    def lowered(shape):
+        reg = ReductionRegion([V("x", shape)], shape, (1,), [Reduction("r", "max", I("x"))],
+                              [Output(V("y", (shape[0], shape[2])), R("r"), "reduced")])
+        text = emit_sketch(reg, "k0")
+        return text, emit_triton(check_sketch(text), "k0").tunables
+
+    text, tun = lowered((64, 512, 4095))
+    assert "KBLOCK = 128," in text and "RBLOCK = 64" in text, text
+    assert tun["K0_NUM_WARPS"] == 8
+    text, tun = lowered((2, 512, 1000))   # 2000 kept elements: 16 programs at 128
+    assert "KBLOCK = 32," in text and -(-2000 // 32) < reduction.PROGRAMS_MIN
+    assert tun["K0_NUM_WARPS"] == 4

@@ -54,3 +54,42 @@ def test_one_dimensional_int_cumsum(run, form):
     reg = ScanRegion([Value("x", (11,), "int64")], "sum", 0, I("x"), False,
                      [Output(Value("y", (11,), "int64"), E("acc"))], (11,))
     assert torch.equal(run(reg, {"x": x}, {"RBLOCK": 4})["y"], torch.cumsum(x, 0))
+
+
+REVERSE_TASK = '''
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def forward(self, x, y):
+        return (torch.cumsum((x * 2.0).flip(1), dim=1).flip(1) + 1.0,
+                torch.cumprod(torch.exp(y * 0.1).flip(0), dim=0).flip(0))
+
+
+def get_inputs():
+    return [torch.randn(3, 5000), torch.randn(6, 5, 4)]
+
+
+def get_init_inputs():
+    return []
+'''
+
+
+@pytest.mark.parametrize("dsl", ["triton", "cpp"])
+def test_a_reverse_scan_reads_ascending_tiles_and_is_correct_through_the_backends(tmp_path, dsl):
+    """``flip(cumsum(flip(x)))``: a reverse scan on tiles loaded in ascending order (a tile at
+    descending addresses is one element per load), a row of 5000 in ragged blocks from its end,
+    and a reverse product along a leading dim; judged by the verifier on both backends."""
+    from akg_rag.lower.assemble import lower_task
+    from akg_rag.verify import verify
+
+    path = tmp_path / "task.py"
+    path.write_text(REVERSE_TASK)
+    src, report = lower_task(path, dsl, "cuda" if dsl == "triton" else "cpu")
+    assert [k.kind for k in report.kernels] == ["scan", "scan"]
+    assert all("reverse=1" in k.sketch for k in report.kernels)
+    if dsl == "triton":
+        assert "reverse=True" in src and " - 1 - " not in src
+    res = verify(path, candidate_source=src, dsl=dsl, backend="cpu", options={"timing": False, "trials": 2})
+    assert res.status == "correct", res.feedback
