@@ -74,6 +74,8 @@ def prepare(args: argparse.Namespace) -> int:
     n_ok = n_fail = 0
     for level in args.levels:
         for task in _problems(kb, level):
+            if args.problems and _number(task) not in args.problems:
+                continue
             folder = out / f"level{level}" / task.stem
             folder.mkdir(parents=True, exist_ok=True)
             started = time.monotonic()
@@ -313,6 +315,8 @@ def main(argv: list[str] | None = None) -> int:
     a.add_argument("--dsl", default="triton")
     a.add_argument("--backend", default="cuda")
     a.add_argument("--out", required=True)
+    a.add_argument("--problems", type=int, nargs="+", default=None, metavar="N",
+                   help="only these problem numbers (of every selected level); the others' candidates stay")
     a.add_argument("--reuse", action="store_true", help="adapt stored kernels instead of lowering")
     a.add_argument("--data-dir", default=None, help="knowledge base for --reuse")
     a.set_defaults(func=prepare)

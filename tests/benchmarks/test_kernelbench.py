@@ -51,6 +51,16 @@ def test_prepare_writes_a_library_candidate_for_a_multi_op_task_only(kb_bench, k
     assert "1_linear_gelu: ok; library: ok" in log and "2_matmul: ok; library: none" in log
 
 
+def test_prepare_of_selected_problems_leaves_the_others_alone(kb_bench, kb, tmp_path, capsys):
+    out = tmp_path / "cands"
+    assert kb_bench.main(["prepare", str(kb), "--levels", "2", "--dsl", "cpp", "--backend", "cpu",
+                          "--out", str(out), "--problems", "2"]) == 0
+    assert (out / "level2" / "2_matmul" / "lowered.py").is_file()
+    assert not (out / "level2" / "1_linear_gelu").exists()
+    log = capsys.readouterr().out
+    assert "2_matmul: ok" in log and "1_linear_gelu" not in log and "lowered 1, failed 0" in log
+
+
 def test_run_takes_the_library_kind(kb_bench, kb, tmp_path):
     (kb / "level2" / "1_linear_gelu.py").unlink()  # keep the one without a library form: nothing runs
     cands, results = tmp_path / "cands", tmp_path / "r.jsonl"

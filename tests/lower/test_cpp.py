@@ -290,6 +290,11 @@ sketch col_cumsum {
 }
 """
 
+SKETCHES["row_cumsum_rev"] = CUMSUM.replace("DT", "f32").replace("row_cumsum", "row_cumsum_rev").replace(
+    "scan_sum(row, axis=0)", "scan_sum(row, axis=0, reverse=1)")
+SKETCHES["col_cumprod_rev"] = SKETCHES["col_cumsum"].replace("col_cumsum", "col_cumprod_rev").replace(
+    "scan_sum(t, axis=0)", "scan_prod(t, axis=0, reverse=1)")
+
 SKETCHES["row_argmax"] = """
 sketch row_argmax {
   symbols: M, N
@@ -461,6 +466,17 @@ def test_scans_along_the_last_and_the_first_axis(ext):
     close(torch.cumsum(x, 1), y)
     ext.col_cumsum(x, y)
     close(torch.cumsum(x, 0), y)
+
+
+def test_reverse_scans_along_the_last_and_the_first_axis(ext):
+    """``reverse=1``: each position combines itself and every later one (a backwards loop along
+    the last axis; the memory-order sweep visiting the first axis from its end)."""
+    x = torch.randn(5, 11)
+    y = torch.empty_like(x)
+    ext.row_cumsum_rev(x, y)
+    close(torch.cumsum(x.flip(1), 1).flip(1), y)
+    ext.col_cumprod_rev(x, y)
+    close(torch.cumprod(x.flip(0), 0).flip(0), y)
 
 
 def test_alloc_inside_a_loop_resets_the_local_made_before_it(ext):

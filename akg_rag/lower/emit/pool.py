@@ -4,12 +4,14 @@ Programs own a tile of outputs: ``BH x BW`` of the last two pooled dims (``BW`` 
 for 1-D pooling) in one plane (an index of every dim before them, scalars split from the program
 id once). Every tap's positions are then a row vector plus a column vector, so addressing and
 bounds masks cost a few operations per element; a flat block of outputs would pay a division
-chain per element and lane (pooling is issue-bound, not bandwidth-bound, that way). The window
-is a sequential loop over the kernel taps (kernel sizes are literals of the task). A region with a prologue computes each tap's input
-value from its operands instead of loading a stored tensor (a convolution's bias and activation). Max pooling reads ``-inf`` outside the input (padding
-and windows that ``ceil_mode`` lets hang off the end); average pooling reads 0 and divides by the
-window size as torch counts it: with ``count_include_pad`` the window clipped to the padded input,
-without it the window clipped to the input; ``divisor_override`` replaces both.
+chain per element and lane (pooling is issue-bound, not bandwidth-bound, that way). The window is
+a sequential loop over the kernel taps (kernel sizes are literals of the task).
+
+A region with a prologue computes each tap's input value from its operands instead of loading a
+stored tensor (a convolution's bias and activation). Max pooling reads ``-inf`` outside the input
+(padding and windows that ``ceil_mode`` lets hang off the end); average pooling reads 0 and
+divides by the window size as torch counts it: with ``count_include_pad`` the window clipped to
+the padded input, without it the window clipped to the input; ``divisor_override`` replaces both.
 """
 
 from __future__ import annotations
@@ -19,10 +21,9 @@ from akg_rag.lower.emit.common import (
 )
 from akg_rag.lower.region import Expr, PoolRegion
 
-# output elements per program (BH * BW at most), measured on an H200 (docs/results/kernelbench.md,
-# fourteenth session): windows at stride 1 share inputs along a thread's row, four outputs per
-# thread (512 on 4 warps) ran 1.7x faster than one; strided windows ran 1.7-2.4x faster with one
-# output per thread (128), as the level-1 flat form's 2 per thread had done
+# output elements per program (BH * BW at most), from knob sweeps on an H200 (docs/results/
+# kernelbench.md, fourteenth session): stride-1 windows ran 1.7x faster at four outputs a thread
+# (512 on 4 warps) than at one; strided windows ran 1.7-2.4x faster at one output a thread (128)
 TILE = 512
 TILE_STRIDED = 128
 BW_MAX = 64     # outputs along the last dim per program of a 2-D tile
