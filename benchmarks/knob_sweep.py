@@ -66,6 +66,27 @@ def _errors(out, ref) -> tuple[float, float]:
     return worst_abs, worst_rel
 
 
+def _kernel_rows(call, device) -> list[dict]:
+    """The launches of one call with their device time (``akg_rag.verify.profiling``), L2 not
+    flushed between the profiled calls: where the time goes, not a speed figure."""
+    import torch
+
+    from akg_rag.verify.profiling import profile_calls
+
+    class _Call:
+        def __call__(self):
+            return call()
+
+    with torch.no_grad():
+        return profile_calls(_Call(), [], device)
+
+
+def _print_kernels(label: str, call, device) -> None:
+    print(f"  {label} launches:", flush=True)
+    for k in _kernel_rows(call, device):
+        print(f"      {k['time_us']:10.1f} us x{k['count']:g}  {k['name'][:100]}", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("task", help="the task's .py (Model, get_inputs, get_init_inputs)")
@@ -75,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=20, help="timed runs per configuration (default 20)")
     ap.add_argument("--device", default="cuda", help="torch device (default cuda)")
     ap.add_argument("--json", metavar="OUT", help="append one JSON line per configuration")
+    ap.add_argument("--kernels", action="store_true",
+                    help="also print each launch's device time per call (torch.profiler), eager's and every configuration's")
     ap.add_argument("--fp64", action="store_true",
                     help="also compare eager float32 and every configuration with a float64 run of the task")
     args = ap.parse_args(argv)
@@ -118,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{Path(args.task).stem}: eager {eager.median_ms:.4f} ms, {moved / 1e9:.3f} GB moved "
           f"({moved / eager.median_ms / 1e6:.0f} GB/s)"
           + (f", eager's max abs error vs float64 {eager_abs64:.2e}" if exact is not None else ""), flush=True)
+    if args.kernels:
+        _print_kernels("eager", lambda: ref_model(*inputs), device)
     own = {name: getattr(cand, name) for name, _ in settings}
     grid = [dict(zip([n for n, _ in settings], combo))
             for combo in itertools.product(*[[own[n]] + [v for v in vs if v != own[n]] for n, vs in settings])]
@@ -145,9 +170,13 @@ def main(argv: list[str] | None = None) -> int:
         except Exception as e:  # a configuration the kernel rejects (registers, shared memory)
             row["error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
             text = row["error"]
+        if args.kernels and "ms" in row:
+            row["kernels"] = _kernel_rows(lambda: model(*inputs), device)
         row["wall_s"] = round(time.monotonic() - started, 2)
         rows.append(row)
         print(f"  {' '.join(f'{k}={v}' for k, v in config.items())}: {text}", flush=True)
+        for k in row.get("kernels", []):
+            print(f"      {k['time_us']:10.1f} us x{k['count']:g}  {k['name'][:100]}", flush=True)
         if args.json:
             with open(args.json, "a") as f:
                 f.write(json.dumps(row) + "\n")

@@ -218,12 +218,15 @@ def assemble(program: Program | list[Program], positions: list[int], task_source
 def planned(program: Program, keep: frozenset[str] = frozenset()) -> Program:
     """A partitioned program as it is emitted: dims every tensor treats alike merged
     (:mod:`akg_rag.lower.coalesce`), then pointwise regions that read another region's output
-    through a reshape moved into it (:mod:`akg_rag.lower.refinement`); the kernels in ``keep``
-    (given sketches written against the partitioned regions) stay as partitioned."""
+    through a reshape moved into it (:mod:`akg_rag.lower.refinement`), then reduction outputs that
+    later kernels only gather from recomputed where they are gathered (:mod:`akg_rag.lower.recompute`);
+    the kernels in ``keep`` (given sketches written against the partitioned regions) stay as
+    partitioned."""
     from akg_rag.lower.coalesce import coalesce_program
+    from akg_rag.lower.recompute import recompute_gathered
     from akg_rag.lower.refinement import fuse_reshaped
 
-    return fuse_reshaped(coalesce_program(program, keep), keep)
+    return recompute_gathered(fuse_reshaped(coalesce_program(program, keep), keep), keep)
 
 
 def lower_task(task_path: str | Path, dsl: str, backend: str, *, sketch_only: bool = False,

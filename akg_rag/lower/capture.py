@@ -30,6 +30,7 @@ from akg_rag.analysis.trace import MetaRedirect
 from akg_rag.errors import TaskError
 from akg_rag.lower.factors import scale_products
 from akg_rag.lower.matvec import matvec_as_reduction
+from akg_rag.lower.scan_prefix import scan_prefix_into_scan
 from akg_rag.task import load_task, read_source
 
 aten = torch.ops.aten
@@ -176,6 +177,7 @@ def capture(task_path: str | Path, source: str | None = None, input_set: int = 0
     _out_of_place(gm)
     _whole_dropout(gm)
     matvec_as_reduction(gm)
+    scan_prefix_into_scan(gm)
     scale_products(gm)
     attrs = _attribute_paths(model)
     constants: dict[str, torch.Tensor] = {}

@@ -176,7 +176,7 @@ class _Plan:
         self.i, self.j, self.out, self.chain, self.last, self.moved, self.at = i, j, out, chain, last, moved, at
 
 
-def _graph(steps: list[Step]) -> tuple[dict[str, int], dict[str, list[int]]]:
+def step_graph(steps: list[Step]) -> tuple[dict[str, int], dict[str, list[int]]]:
     """(value -> the step writing it, value -> the steps reading it)."""
     producer: dict[str, int] = {}
     readers: dict[str, list[int]] = {}
@@ -211,14 +211,14 @@ def _reader(steps: list[Step], readers: dict[str, list[int]], name: str, outputs
     if not isinstance(cons, KernelStep) or cons.name in keep or not isinstance(cons.region, kind):
         return None
     exprs = _exprs(cons.region)
-    if name not in plain_inputs(exprs) or any(name in _gathered(e) for e in exprs):
+    if name not in plain_inputs(exprs) or any(name in gathered(e) for e in exprs):
         return None
     return chain, name, users[0]
 
 
 def _find(steps: list[Step], outputs: set[str], keep: frozenset[str]) -> _Plan | None:
     """The first producer/consumer pair of ``steps`` to merge into the producer (module doc)."""
-    producer, readers = _graph(steps)
+    producer, readers = step_graph(steps)
     for i, st in enumerate(steps):
         if not isinstance(st, KernelStep) or st.name in keep or \
                 not isinstance(st.region, (PointwiseRegion, ReductionRegion)):
@@ -279,11 +279,11 @@ def _operands(region: PointwiseRegion | ReductionRegion, skip: str, runs_want: l
     inputs: list[Value] = []
     views: list[Step] = []
     exprs = _exprs(region)
-    plain, gathered = plain_inputs(exprs), set().union(*(_gathered(e) for e in exprs))
+    plain, via_gather = plain_inputs(exprs), set().union(*(gathered(e) for e in exprs))
     for v in region.inputs:
         if v.name == skip:
             continue
-        if v.name in gathered:
+        if v.name in via_gather:
             inputs.append(v)
         if v.name not in plain:
             continue
@@ -297,7 +297,7 @@ def _operands(region: PointwiseRegion | ReductionRegion, skip: str, runs_want: l
         off = len(region.shape) - len(v.shape)
         idx = [_i(0) if n == 1 else _coordinate(off + d, runs_want, runs_run, refined) for d, n in enumerate(v.shape)]
         reads[v.name] = Expr.gather(v.name, idx)
-        if v.name not in gathered:
+        if v.name not in via_gather:
             inputs.append(v)
     return reads, inputs, views
 
@@ -316,7 +316,7 @@ def _fuse(steps: list[Step], plan: _Plan, new_value: Callable[[str, tuple[int, .
     outputs = [o for o in ra.outputs if o is not plan.out]
     for o in rb.outputs:
         m = new_value(f"{o.value.name}_p", tuple(ra.shape), o.value.dtype)
-        outputs.append(Output(m, _at(o.expr, lambda e: reads.get(e.ref) if e.op == "input" else None, coord), "full"))
+        outputs.append(Output(m, at_element(o.expr, lambda e: reads.get(e.ref) if e.op == "input" else None, coord), "full"))
         after.append(ViewStep(out=o.value, src=m, op="reshape", args=(tuple(o.value.shape),)))
     if isinstance(ra, ReductionRegion):
         region = ReductionRegion(inputs=inputs, shape=ra.shape, dims=ra.dims, reductions=ra.reductions,
@@ -336,7 +336,7 @@ def _find_prologue(steps: list[Step], outputs: set[str],
     output ``out`` (full domain) reaches reduction step ``j`` only through reshapes, ending at the
     value ``last`` that ``j`` reads plainly, with a common refinement: (i, j, the chain, last,
     out), or None."""
-    _, readers = _graph(steps)
+    _, readers = step_graph(steps)
     for i, st in enumerate(steps):
         if not isinstance(st, KernelStep) or st.name in keep:
             continue
@@ -356,15 +356,15 @@ def _find_prologue(steps: list[Step], outputs: set[str],
     return None
 
 
-def _gathered(e: Expr) -> set[str]:
+def gathered(e: Expr) -> set[str]:
     """Names of the inputs ``e`` reads through a gather."""
     out = {e.ref} if e.op == "gather" else set()
     for a in e.args:
-        out |= _gathered(a)
+        out |= gathered(a)
     return out  # type: ignore[return-value]
 
 
-def _at(e: Expr, leaf: Callable[[Expr], Expr | None], coord: Callable[[int], Expr]) -> Expr:
+def at_element(e: Expr, leaf: Callable[[Expr], Expr | None], coord: Callable[[int], Expr]) -> Expr:
     """``e`` (an expression over one domain) evaluated at another domain's element: each leaf
     becomes ``leaf(it)`` (None: kept), each ``index(d)`` becomes ``coord(d)`` (inside a gather's
     index expressions too)."""
@@ -372,7 +372,7 @@ def _at(e: Expr, leaf: Callable[[Expr], Expr | None], coord: Callable[[int], Exp
         return coord(int(e.value))  # type: ignore[arg-type]
     if not e.args:
         return leaf(e) or e
-    return Expr(e.op, args=tuple(_at(a, leaf, coord) for a in e.args), ref=e.ref, value=e.value, dtype=e.dtype)
+    return Expr(e.op, args=tuple(at_element(a, leaf, coord) for a in e.args), ref=e.ref, value=e.value, dtype=e.dtype)
 
 
 def _fuse_prologue(steps: list[Step], found: tuple[int, int, list[int], str, Output],
@@ -388,7 +388,7 @@ def _fuse_prologue(steps: list[Step], found: tuple[int, int, list[int], str, Out
     coord = lambda d: _coordinate(d, runs_p, runs_c, refined)  # noqa: E731 - p's dim d at c's element
     producer: list[Step] = []
     if isinstance(p, ReductionRegion):
-        stats, kept = _statistics(p, out, new_value)
+        stats, kept = statistics(p, out, new_value)
         idx = [_i(0) if d in p.dims else coord(d) for d in range(len(p.shape))]
         numel = math.prod(p.shape[d] for d in p.dims)
         for v in stats.values():
@@ -407,7 +407,7 @@ def _fuse_prologue(steps: list[Step], found: tuple[int, int, list[int], str, Out
         def leaf(e: Expr) -> Expr | None:
             return reads.get(e.ref) if e.op == "input" else None  # type: ignore[arg-type]
     inputs += [v for v in extra if all(x.name != v.name for x in inputs)]
-    inline = {last: _at(out.expr, leaf, coord)}
+    inline = {last: at_element(out.expr, leaf, coord)}
     region = ReductionRegion(inputs=inputs, shape=c.shape, dims=c.dims,
                              reductions=[Reduction(r.name, r.kind, renamed(r.expr, {}, inline)) for r in c.reductions],
                              outputs=[Output(o.value, renamed(o.expr, {}, inline), o.domain) for o in c.outputs])
@@ -417,7 +417,7 @@ def _fuse_prologue(steps: list[Step], found: tuple[int, int, list[int], str, Out
     return head + views + [KernelStep(region=region, name=steps[j].name)] + steps[j + 1:]
 
 
-def _statistics(p: ReductionRegion, out: Output,
+def statistics(p: ReductionRegion, out: Output,
                 new_value: Callable[[str, tuple[int, ...], str], Value]) -> tuple[dict[str, Value], list[Output]]:
     """The reductions ``out`` reads, each as a reduced output of ``p`` (reused where ``p`` already
     writes exactly that value, else new), and ``p``'s outputs without ``out`` plus the new ones."""
@@ -449,7 +449,7 @@ def _statistics(p: ReductionRegion, out: Output,
 def _find_pool(steps: list[Step], outputs: set[str], keep: frozenset[str]) -> tuple[int, int, list[int]] | None:
     """The first pointwise step ``i`` whose one output, directly or through reshapes nothing else
     reads, is the pooled tensor of pool step ``j`` and nothing else: (i, j, the reshapes)."""
-    _, readers = _graph(steps)
+    _, readers = step_graph(steps)
     for i, st in enumerate(steps):
         if not isinstance(st, KernelStep) or st.name in keep or not isinstance(st.region, PointwiseRegion) or \
                 len(st.region.outputs) != 1 or st.region.outputs[0].value.name in outputs:
@@ -488,7 +488,7 @@ def _fuse_pool(steps: list[Step], found: tuple[int, int, list[int]],
     if not any(tuple(v.shape) == x_shape for v in inputs):
         return None
     coord = lambda d: _coordinate(d, runs_p, runs_x, refined)  # noqa: E731 - p's dim d at x's element
-    value = _at(p.outputs[0].expr, lambda e: reads.get(e.ref) if e.op == "input" else None, coord)  # type: ignore[arg-type]
+    value = at_element(p.outputs[0].expr, lambda e: reads.get(e.ref) if e.op == "input" else None, coord)  # type: ignore[arg-type]
     if pool.x.dtype != "float32":   # the stored tensor's rounding, as the pooling read it
         value = Expr.call("cast", value, dtype=pool.x.dtype)
     region = replace(pool, prologue=value, prologue_inputs=inputs)
