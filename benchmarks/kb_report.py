@@ -152,3 +152,49 @@ def _plot(by: dict[str, dict[str, dict]], mode: str, figures: dict, path: str,
         g["problems"] = f.get("problems", 0)
         g["means"] = {"eager": f.get("geomean_eager"), "compile": f.get("geomean_compile")}
     write_svg(path, dict(sorted(groups.items())))
+
+
+# ---- repeat ----------------------------------------------------------------------------------
+
+def repeat_rows(first: list[dict], second: list[dict]) -> list[dict]:
+    """Problems timed correct in both runs (same kind): each run's speedup over eager (the event
+    figure the report scores; the CUDA-graph replay figure beside it where the verifier took one)
+    and the second's change from the first."""
+    from figures import speedups
+
+    def timed(rows: list[dict]) -> dict[tuple[str, str], dict]:
+        return {(r["problem"], r["kind"]): r for r in rows
+                if r.get("status") == "correct" and speedups(r)[0]}
+
+    a, b = timed(first), timed(second)
+    out = []
+    for key in sorted(a.keys() & b.keys(), key=lambda k: (k[0].split("/")[0], int(k[0].split("/")[1].split("_")[0]), k[1])):
+        sa, sb = speedups(a[key])[0], speedups(b[key])[0]
+        ga, gb = a[key].get("graph_speedup_eager"), b[key].get("graph_speedup_eager")
+        out.append({"problem": key[0], "kind": key[1], "first": sa, "second": sb, "change": sb / sa - 1.0,
+                    "first_ms": a[key].get("candidate_ms"), "second_ms": b[key].get("candidate_ms"),
+                    "graph_change": gb / ga - 1.0 if ga and gb else None})
+    return out
+
+
+def repeat(args: argparse.Namespace) -> int:
+    """Print how far two runs of the same candidates agree: per problem and in all (``--tolerance``)."""
+    rows = repeat_rows(_rows(args.first), _rows(args.second))
+    if not rows:
+        print("no problem is timed correct in both files", file=sys.stderr)
+        return 1
+    within = [r for r in rows if abs(r["change"]) <= args.tolerance]
+    summary = {"problems": len(rows), "within": len(within), "tolerance": args.tolerance,
+               "largest_change": max(abs(r["change"]) for r in rows)}
+    if args.json:
+        print(json.dumps({"summary": summary, "rows": rows}, indent=1))
+        return 0
+    table = [["problem", "kind", "x eager 1", "x eager 2", "change", "ms 1", "ms 2", "graph change"]]
+    for r in rows:
+        table.append([r["problem"], r["kind"], f"{r['first']:.3f}", f"{r['second']:.3f}", f"{100 * r['change']:+.1f}%",
+                      f"{r['first_ms']:.4g}" if r["first_ms"] else "-", f"{r['second_ms']:.4g}" if r["second_ms"] else "-",
+                      f"{100 * r['graph_change']:+.1f}%" if r["graph_change"] is not None else "-"])
+    print(render_table(table))
+    print(f"{len(within)} of {len(rows)} within {100 * args.tolerance:.0f}% of the first run; "
+          f"largest change {100 * summary['largest_change']:.1f}%")
+    return 0

@@ -26,6 +26,9 @@ repository (its ``KernelBench/level1`` ... folders). Three steps, resumable, eac
     #    --baselines, a row timed without compile gets speedup_eager x compile_ms / eager_ms
     python benchmarks/kernelbench.py report R/*.jsonl --mode lower|normal [--baselines R/compile.jsonl]
 
+    # 4. repeatability: run the same candidates twice into two files, then per problem the change
+    python benchmarks/kernelbench.py repeat R/first.jsonl R/second.jsonl [--tolerance 0.05]
+
 Modes: ``lower`` scores the faster correct one of the two lowering-only candidates (``lowered.py``
 and ``library.py``: no stored kernel); ``normal`` scores the faster correct one of every kind,
 the reused candidate (``reused.py``, a stored kernel adapted) included, as ``akg-rag generate``
@@ -46,7 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # figures.py, when imp
 from figures import result_row  # noqa: E402
 import compile_baseline  # noqa: E402
 # the report side lives in kb_report.py; its names are this script's too (tests and callers use both)
-from kb_report import COPY_GBPS, KINDS, _load, _pick, _rows, report, summary  # noqa: E402,F401
+from kb_report import COPY_GBPS, KINDS, _load, _pick, _rows, repeat, repeat_rows, report, summary  # noqa: E402,F401
 
 
 def _problems(kb: Path, level: int) -> list[Path]:
@@ -369,6 +372,12 @@ def main(argv: list[str] | None = None) -> int:
                    help="device-to-device copy bandwidth the memory-bound rows are measured against "
                         f"(default {COPY_GBPS:.0f}: the H200's, docs/results/h200/hw_probe.json)")
     c.set_defaults(func=report)
+    r = sub.add_parser("repeat", help="how far two runs of the same candidates agree (speedup per problem)")
+    r.add_argument("first", help="results of the first run")
+    r.add_argument("second", help="results of the second run of the same candidates")
+    r.add_argument("--tolerance", type=float, default=0.05, help="a change counted as agreeing (default 0.05: 5%%)")
+    r.add_argument("--json", action="store_true", help="only JSON on stdout")
+    r.set_defaults(func=repeat)
     d = sub.add_parser("baselines", help="torch.compile against eager per problem, no candidate (resumable)")
     d.add_argument("kb")
     d.add_argument("--levels", type=int, nargs="+", default=[2])

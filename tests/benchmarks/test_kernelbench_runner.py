@@ -143,3 +143,28 @@ def test_first_kind_takes_the_library_form_where_there_is_one(kb_mod, layout, tm
     assert [(j[0], j[1]) for j in todo] == [(k, "library" if i % 2 == 0 else "lowered") for i, k in enumerate(keys)]
     both = kb_mod._jobs(_args(kb, cands, tmp_path / "none.jsonl", kinds=["library", "lowered"]))
     assert len(both) == 2 * len(keys)
+
+
+def test_repeat_compares_the_problems_timed_correct_in_both_runs(kb_mod, tmp_path, capsys):
+    def write(name, rows):
+        path = tmp_path / name
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        return str(path)
+
+    def row(n, sp, ms, status="correct", **kw):
+        return {"problem": f"level1/{n}_p", "kind": "lowered", "status": status, "speedup_eager": sp,
+                "candidate_ms": ms, **kw}
+
+    first = write("a.jsonl", [row(1, 2.0, 1.0), row(2, 1.0, 3.0, graph_speedup_eager=1.1), row(3, 1.5, 2.0),
+                              row(4, 1.2, 1.0)])
+    second = write("b.jsonl", [row(1, 2.06, 0.97), row(2, 0.9, 3.3, graph_speedup_eager=1.1),
+                               row(3, None, None, status="incorrect"), row(10, 1.0, 1.0)])
+    rows = kb_mod.repeat_rows(kb_mod._rows(first), kb_mod._rows(second))
+    assert [r["problem"] for r in rows] == ["level1/1_p", "level1/2_p"]   # 3 failed once, 4 and 10 ran once
+    assert rows[0]["change"] == pytest.approx(0.03) and rows[1]["change"] == pytest.approx(-0.1)
+    assert rows[0]["graph_change"] is None and rows[1]["graph_change"] == pytest.approx(0.0)
+    assert kb_mod.main(["repeat", first, second]) == 0
+    out = capsys.readouterr().out
+    assert "1 of 2 within 5% of the first run; largest change 10.0%" in out
+    assert kb_mod.main(["repeat", first, second, "--tolerance", "0.1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["summary"]["within"] == 2
