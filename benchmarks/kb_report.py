@@ -157,7 +157,8 @@ def _plot(by: dict[str, dict[str, dict]], mode: str, figures: dict, path: str,
 # ---- repeat ----------------------------------------------------------------------------------
 
 def repeat_rows(first: list[dict], second: list[dict]) -> list[dict]:
-    """Problems timed correct in both runs (same kind): each run's speedup over eager (the event
+    """Problems timed correct in both runs (same kind and, where the rows record them, the same task
+    and candidate sources): each run's speedup over eager (the event
     figure the report scores; the CUDA-graph replay figure beside it where the verifier took one)
     and the second's change from the first."""
     from figures import speedups
@@ -169,6 +170,8 @@ def repeat_rows(first: list[dict], second: list[dict]) -> list[dict]:
     a, b = timed(first), timed(second)
     out = []
     for key in sorted(a.keys() & b.keys(), key=lambda k: (k[0].split("/")[0], int(k[0].split("/")[1].split("_")[0]), k[1])):
+        if a[key].get("sources") and b[key].get("sources") and a[key]["sources"] != b[key]["sources"]:
+            continue   # another task or candidate text: not a repeat
         sa, sb = speedups(a[key])[0], speedups(b[key])[0]
         ga, gb = a[key].get("graph_speedup_eager"), b[key].get("graph_speedup_eager")
         out.append({"problem": key[0], "kind": key[1], "first": sa, "second": sb, "change": sb / sa - 1.0,

@@ -205,6 +205,7 @@ def run(args: argparse.Namespace) -> int:
     import threading
     from concurrent.futures import ThreadPoolExecutor
 
+    from akg_rag.task import source_hash
     from akg_rag.verify import VerifyOptions, verify
 
     results = Path(args.results)
@@ -231,6 +232,8 @@ def run(args: argparse.Namespace) -> int:
         if not cand.is_file():
             row["status"] = "missing"
         else:
+            # what was verified (content hashes): `repeat` compares only rows of the same sources
+            row["sources"] = {"task": source_hash(task.read_text()), "candidate": source_hash(cand.read_text())}
             started = time.monotonic()
             try:
                 r = verify(task, cand, dsl=args.dsl, backend=args.backend, options=opts)

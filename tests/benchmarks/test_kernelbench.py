@@ -74,6 +74,21 @@ def test_run_takes_the_library_kind(kb_bench, kb, tmp_path):
                    "timed": True}
 
 
+def test_a_verified_row_records_its_sources(kb_bench, kb, tmp_path):
+    """The task's and candidate's content hashes go with each verdict (`repeat` pairs rows by them)."""
+    from akg_rag.task import source_hash
+
+    cands, results = tmp_path / "cands", tmp_path / "r.jsonl"
+    kb_bench.main(["prepare", str(kb), "--levels", "2", "--out", str(cands), "--problems", "2"])
+    assert kb_bench.main(["run", str(kb), str(cands), "--levels", "2", "--results", str(results), "--backend", "cpu",
+                          "--no-timing", "--trials", "1", "--problems", "2"]) == 0
+    [row] = [json.loads(line) for line in results.read_text().splitlines()]
+    cand = cands / "level2" / "2_matmul" / "lowered.py"
+    assert row["status"] == "correct", row.get("feedback")
+    assert row["sources"] == {"task": source_hash((kb / "level2" / "2_matmul.py").read_text()),
+                              "candidate": source_hash(cand.read_text())}
+
+
 def _row(problem: str, kind: str, status: str, eager: float | None = None, partial: bool = False) -> dict:
     row = {"problem": problem, "kind": kind, "level": 2, "status": status, "partial": partial}
     if eager is not None:

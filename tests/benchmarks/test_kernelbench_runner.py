@@ -156,11 +156,12 @@ def test_repeat_compares_the_problems_timed_correct_in_both_runs(kb_mod, tmp_pat
                 "candidate_ms": ms, **kw}
 
     first = write("a.jsonl", [row(1, 2.0, 1.0), row(2, 1.0, 3.0, graph_speedup_eager=1.1), row(3, 1.5, 2.0),
-                              row(4, 1.2, 1.0)])
+                              row(4, 1.2, 1.0, sources={"task": "t", "candidate": "old"})])
     second = write("b.jsonl", [row(1, 2.06, 0.97), row(2, 0.9, 3.3, graph_speedup_eager=1.1),
-                               row(3, None, None, status="incorrect"), row(10, 1.0, 1.0)])
+                               row(3, None, None, status="incorrect"), row(10, 1.0, 1.0),
+                               row(4, 1.2, 1.0, sources={"task": "t", "candidate": "new"})])
     rows = kb_mod.repeat_rows(kb_mod._rows(first), kb_mod._rows(second))
-    assert [r["problem"] for r in rows] == ["level1/1_p", "level1/2_p"]   # 3 failed once, 4 and 10 ran once
+    assert [r["problem"] for r in rows] == ["level1/1_p", "level1/2_p"]   # 3 failed once, 10 ran once, 4 changed
     assert rows[0]["change"] == pytest.approx(0.03) and rows[1]["change"] == pytest.approx(-0.1)
     assert rows[0]["graph_change"] is None and rows[1]["graph_change"] == pytest.approx(0.0)
     assert kb_mod.main(["repeat", first, second]) == 0
