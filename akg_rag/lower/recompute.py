@@ -24,7 +24,8 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from akg_rag.lower.coalesce import value_factory
-from akg_rag.lower.refinement import at_element, gathered, step_graph, statistics
+from akg_rag.lower.dataflow import step_graph
+from akg_rag.lower.refinement import at_element, gathered, statistics
 from akg_rag.lower.region import (Expr, KernelStep, Output, PointwiseRegion, Program, ReductionRegion, Step, Value,
                                   plain_inputs)
 

@@ -43,7 +43,8 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from akg_rag.lower.coalesce import renamed, strided_values, value_factory
-from akg_rag.lower.region import (Expr, FallbackStep, KernelStep, Output, PointwiseRegion, PoolRegion, Program,
+from akg_rag.lower.dataflow import step_graph
+from akg_rag.lower.region import (Expr, KernelStep, Output, PointwiseRegion, PoolRegion, Program,
                                   Reduction, ReductionRegion, Step, Value, ViewStep, plain_inputs)
 
 _RESHAPES = {"reshape", "view"}
@@ -128,44 +129,6 @@ def _plain_shape(v: Value, shape: tuple[int, ...], runs_want: list[list[int]], r
     return tuple(out)
 
 
-def _reads(step: Step) -> list[str]:
-    """Names of the values a step reads."""
-    from akg_rag.lower.execute import region_values
-
-    if isinstance(step, KernelStep):
-        written = {o.value.name for o in step.region.outputs}
-        return [v.name for v in region_values(step.region) if v.name not in written]
-    if isinstance(step, ViewStep):
-        return [step.src.name]
-    if isinstance(step, FallbackStep):
-        out: list[str] = []
-
-        def walk(x: object) -> None:
-            if isinstance(x, Value):
-                out.append(x.name)
-            elif isinstance(x, (list, tuple)):
-                for y in x:
-                    walk(y)
-            elif isinstance(x, dict):
-                for y in x.values():
-                    walk(y)
-
-        walk(step.args)
-        walk(step.kwargs)
-        return out
-    return []
-
-
-def _writes(step: Step) -> list[str]:
-    if isinstance(step, KernelStep):
-        return [o.value.name for o in step.region.outputs]
-    if isinstance(step, ViewStep):
-        return [step.out.name]
-    if isinstance(step, FallbackStep):
-        return [v.name for v in step.outs]
-    return []
-
-
 class _Plan:
     """One fusable pair: producer step ``i``, consumer step ``j``, the producer's output ``out``
     that the chain of reshapes ``chain`` turns into the consumer's input ``last``, the host views
@@ -174,18 +137,6 @@ class _Plan:
     def __init__(self, i: int, j: int, out: Output, chain: list[int], last: str, moved: list[int],
                  at: int) -> None:
         self.i, self.j, self.out, self.chain, self.last, self.moved, self.at = i, j, out, chain, last, moved, at
-
-
-def step_graph(steps: list[Step]) -> tuple[dict[str, int], dict[str, list[int]]]:
-    """(value -> the step writing it, value -> the steps reading it)."""
-    producer: dict[str, int] = {}
-    readers: dict[str, list[int]] = {}
-    for k, st in enumerate(steps):
-        for name in _writes(st):
-            producer[name] = k
-        for name in _reads(st):
-            readers.setdefault(name, []).append(k)
-    return producer, readers
 
 
 def _exprs(region: PointwiseRegion | ReductionRegion) -> list[Expr]:
