@@ -22,17 +22,14 @@ from typing import Any
 
 import torch
 
+from akg_rag.lower.fx_rewrite import meta, op_name
+
 aten = torch.ops.aten
 
 _PRODUCTS = {aten.mm.default, aten.bmm.default}
 _VIEWS = {"expand", "view", "_unsafe_view", "reshape", "permute", "transpose", "t", "unsqueeze",
           "squeeze", "clone", "alias"}
 _SCALES = {"mul", "div"}
-
-
-def _name(node: torch.fx.Node) -> str:
-    schema = getattr(node.target, "_schema", None)
-    return schema.name.split("::")[-1] if schema is not None else ""
 
 
 def _number(x: Any) -> bool:
@@ -45,7 +42,7 @@ def _factor(node: torch.fx.Node) -> tuple[list[torch.fx.Node], torch.fx.Node, fl
     chain: list[torch.fx.Node] = []
     x = node
     while isinstance(x, torch.fx.Node) and x.op == "call_function" and len(x.users) == 1:
-        name = _name(x)
+        name = op_name(x)
         if name in _VIEWS:
             chain.append(x)
             x = x.args[0]
@@ -64,11 +61,6 @@ def _factor(node: torch.fx.Node) -> tuple[list[torch.fx.Node], torch.fx.Node, fl
     return None
 
 
-def _meta(v: torch.Tensor) -> torch.Tensor:
-    """A plain meta tensor like ``v`` (the capture's values belong to its own fake mode)."""
-    return torch.empty_strided(v.shape, v.stride(), dtype=v.dtype, device="meta")
-
-
 def _rerun(chain: list[torch.fx.Node], src: torch.fx.Node) -> list[torch.Tensor] | None:
     """The meta values of a view chain (innermost first in the result's order of ``chain``) when
     it starts from ``src`` instead of the scaled value; None when a view no longer applies (a
@@ -76,9 +68,9 @@ def _rerun(chain: list[torch.fx.Node], src: torch.fx.Node) -> list[torch.Tensor]
     vals: dict[torch.fx.Node, torch.Tensor] = {}
     prev = src
     for node in reversed(chain):
-        args = [_meta((vals.get(a) if a in vals else a.meta["val"])) if isinstance(a, torch.fx.Node) else a
+        args = [meta((vals.get(a) if a in vals else a.meta["val"])) if isinstance(a, torch.fx.Node) else a
                 for a in node.args]
-        args[0] = _meta(vals[prev] if prev in vals else prev.meta["val"])
+        args[0] = meta(vals[prev] if prev in vals else prev.meta["val"])
         try:
             vals[node] = node.target(*args, **node.kwargs)
         except RuntimeError:
@@ -109,11 +101,11 @@ def scale_products(gm: torch.fx.GraphModule) -> int:
             g.erase_node(scale)
             for n, v in zip(chain, vals):
                 n.meta["val"] = v
-        val = node.target(*[_meta(a.meta["val"]) for a in node.args[:2]])
+        val = node.target(*[meta(a.meta["val"]) for a in node.args[:2]])
         node.meta["val"] = val
         with g.inserting_after(node):
             scaled = g.call_function(aten.mul.Scalar, (node, total))
-        scaled.meta["val"] = _meta(val)
+        scaled.meta["val"] = meta(val)
         node.replace_all_uses_with(scaled, delete_user_cb=lambda user: user is not scaled)
         count += 1
     if count:

@@ -11,28 +11,12 @@ before the multiply (a GEMM accumulates exact products in float32) and the resul
 
 from __future__ import annotations
 
-from typing import Any
-
 import torch
+
+from akg_rag.lower.fx_rewrite import emit, replace, val
 
 aten = torch.ops.aten
 prims = torch.ops.prims
-
-
-def _val(node: Any) -> Any:
-    return node.meta.get("val") if isinstance(node, torch.fx.Node) else None
-
-
-def _emit(g: torch.fx.Graph, op: Any, *args: Any) -> torch.fx.Node:
-    """A node of ``op(*args)`` with its meta value computed on the meta tensors."""
-    node = g.call_function(op, args)
-    node.meta["val"] = op(*[_meta(_val(a)) if isinstance(a, torch.fx.Node) else a for a in args])
-    return node
-
-
-def _meta(v: torch.Tensor) -> torch.Tensor:
-    """A plain meta tensor like ``v`` (the capture's values belong to its own fake mode)."""
-    return torch.empty_strided(v.shape, v.stride(), dtype=v.dtype, device="meta")
 
 
 def _plan(name: str, a: torch.Tensor, b: torch.Tensor) -> tuple[str, list[int], int, bool] | None:
@@ -64,7 +48,7 @@ def matvec_as_reduction(gm: torch.fx.GraphModule) -> int:
         if name not in ("mm", "bmm", "mv", "addmm") or node.kwargs:
             continue
         bias, (a, b) = (node.args[0], node.args[1:3]) if name == "addmm" else (None, node.args[:2])
-        va, vb, out = _val(a), _val(b), _val(node)
+        va, vb, out = val(a), val(b), val(node)
         if not all(isinstance(v, torch.Tensor) for v in (va, vb, out)) or va.dtype != vb.dtype:
             continue
         if not va.dtype.is_floating_point or va.shape[-1] < 2:
@@ -75,21 +59,18 @@ def matvec_as_reduction(gm: torch.fx.GraphModule) -> int:
         which, perm, dim, keep = plan
         with g.inserting_before(node):
             if which == "a":
-                a = _emit(g, aten.permute.default, a, perm)
+                a = emit(g, aten.permute.default, a, perm)
             elif which == "b":
-                b = _emit(g, aten.permute.default, b, perm)
+                b = emit(g, aten.permute.default, b, perm)
             if va.dtype in (torch.float16, torch.bfloat16):  # after the views: widened in the kernel
-                a = _emit(g, prims.convert_element_type.default, a, torch.float32)
-                b = _emit(g, prims.convert_element_type.default, b, torch.float32)
-            r = _emit(g, aten.sum.dim_IntList, _emit(g, aten.mul.Tensor, a, b), [dim], keep)
-            if _val(r).dtype != out.dtype:
-                r = _emit(g, prims.convert_element_type.default, r, out.dtype)
+                a = emit(g, prims.convert_element_type.default, a, torch.float32)
+                b = emit(g, prims.convert_element_type.default, b, torch.float32)
+            r = emit(g, aten.sum.dim_IntList, emit(g, aten.mul.Tensor, a, b), [dim], keep)
+            if val(r).dtype != out.dtype:
+                r = emit(g, prims.convert_element_type.default, r, out.dtype)
             if bias is not None:
-                r = _emit(g, aten.add.Tensor, r, bias)
-        if tuple(_val(r).shape) != tuple(out.shape) or _val(r).dtype != out.dtype:
-            raise AssertionError(f"matvec rewrite of {node.format_node()} gave {tuple(_val(r).shape)}")
-        node.replace_all_uses_with(r)
-        g.erase_node(node)
+                r = emit(g, aten.add.Tensor, r, bias)
+        replace(g, node, r, "matvec")
         count += 1
     if count:
         g.eliminate_dead_code()

@@ -23,7 +23,7 @@ from typing import Any
 
 import torch
 
-from akg_rag.lower.matvec import _meta, _val
+from akg_rag.lower.fx_rewrite import emit, op_name, replace, val
 
 aten = torch.ops.aten
 
@@ -33,16 +33,11 @@ _FILLS = {"full": 1, "full_like": 1, "new_full": 2, "zeros": None, "zeros_like":
           "new_zeros": None, "ones": None, "ones_like": None, "new_ones": None}
 
 
-def _name(node: Any) -> str:
-    schema = getattr(getattr(node, "target", None), "_schema", None)
-    return schema.name.split("::")[-1] if schema is not None else ""
-
-
 def _fill(node: Any) -> float | None:
     """The value every element of ``node`` holds when it is a constant-tensor factory, else None."""
     if not isinstance(node, torch.fx.Node) or node.op != "call_function":
         return None
-    name = _name(node)
+    name = op_name(node)
     if name not in _FILLS:
         return None
     at = _FILLS[name]
@@ -52,18 +47,6 @@ def _fill(node: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     return float(value)
-
-
-def _emit(g: torch.fx.Graph, op: Any, *args: Any) -> torch.fx.Node:
-    """A node of ``op(*args)`` (arguments may be lists of nodes) with its meta value."""
-    def meta(a: Any) -> Any:
-        if isinstance(a, torch.fx.Node):
-            return _meta(_val(a))
-        return [meta(x) for x in a] if isinstance(a, (list, tuple)) else a
-
-    node = g.call_function(op, args)
-    node.meta["val"] = op(*[meta(a) for a in args])
-    return node
 
 
 def _dim(d: Any, rank: int) -> int | None:
@@ -76,14 +59,14 @@ def scan_prefix_into_scan(gm: torch.fx.GraphModule) -> int:
     g = gm.graph
     count = 0
     for node in list(g.nodes):
-        if node.op != "call_function" or _name(node) != "cat" or node.kwargs:
+        if node.op != "call_function" or op_name(node) != "cat" or node.kwargs:
             continue
         pieces = node.args[0]
-        out = _val(node)
+        out = val(node)
         if not isinstance(pieces, (list, tuple)) or len(pieces) != 2 or not isinstance(out, torch.Tensor):
             continue
         const, scan = pieces
-        op = _name(scan) if isinstance(scan, torch.fx.Node) else ""
+        op = op_name(scan) if isinstance(scan, torch.fx.Node) else ""
         if op not in _IDENTITY or len(scan.users) != 1 or scan.kwargs.get("dtype") is not None or len(scan.args) > 2:
             continue
         y = scan.args[0]
@@ -91,17 +74,14 @@ def scan_prefix_into_scan(gm: torch.fx.GraphModule) -> int:
         d = _dim(node.args[1] if len(node.args) > 1 else 0, rank)
         if d is None or _dim(scan.args[1], rank) != d or _fill(const) != _IDENTITY[op]:
             continue
-        vc, vy, vs = _val(const), _val(y), _val(scan)
+        vc, vy, vs = val(const), val(y), val(scan)
         if not all(isinstance(v, torch.Tensor) for v in (vc, vy, vs)) or \
                 not (vc.dtype == vy.dtype == vs.dtype == out.dtype) or not vs.dtype.is_floating_point:
             continue
         with g.inserting_before(node):
-            joined = _emit(g, aten.cat.default, [const, y], d)
-            new = _emit(g, getattr(aten, op).default, joined, d)
-        if tuple(_val(new).shape) != tuple(out.shape) or _val(new).dtype != out.dtype:
-            raise AssertionError(f"scan prefix rewrite of {node.format_node()} gave {tuple(_val(new).shape)}")
-        node.replace_all_uses_with(new)
-        g.erase_node(node)
+            joined = emit(g, aten.cat.default, [const, y], d)
+            new = emit(g, getattr(aten, op).default, joined, d)
+        replace(g, node, new, "scan prefix")
         count += 1
     if count:
         g.eliminate_dead_code()
