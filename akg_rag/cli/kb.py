@@ -1,4 +1,4 @@
-"""``akg-rag kb list|show|remove|stats``: look into the knowledge base and edit it by hand.
+"""``akg-rag kb list|show|remove|stats|tunings``: look into the knowledge base and edit it by hand.
 
 Only argument parsing and printing live here; the work is in :mod:`akg_rag.kb`.
 """
@@ -49,6 +49,19 @@ def register(subparsers: Any) -> None:
                            description="Counts per collection, DSL, backend and target (and op type/origin of kernels).")
     _common(p)
     p.set_defaults(func=run_stats)
+    p = actions.add_parser(
+        "tunings", help="the tuned kernel configurations of the data directory",
+        description="List the tuning store beside the knowledge base (<data dir>/tuning.json, or "
+                    "$AKG_RAG_TUNING_STORE): per op signature, shape bucket and device, the tunables "
+                    "that measured fastest, with their time. `python -m akg_rag.lower TASK --tune` "
+                    "fills it; the lowering starts from it.")
+    p.add_argument("--dsl", help="only configurations for this DSL")
+    p.add_argument("--backend", help="only configurations for this backend")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--data-dir", help="data directory whose tuning.json to read")
+    where.add_argument("--store", help="a tuning store file")
+    p.set_defaults(func=run_tunings)
 
 
 def _store(args: argparse.Namespace) -> Any:
@@ -134,4 +147,35 @@ def run_stats(args: argparse.Namespace) -> int:
                 print(f"  {key[3:].replace('_', ' ')}: {listed}")
         if "files" in entry:
             print(f"  files: {entry['files']}")
+    return 0
+
+
+def run_tunings(args: argparse.Namespace) -> int:
+    """Handler of ``kb tunings``: 0, also for an empty or absent store; 2 for an unreadable one."""
+    import sys
+    from pathlib import Path
+
+    from akg_rag.errors import ConfigError
+    from akg_rag.lower.tuning_store import TuningStore
+
+    path = args.store or (Path(args.data_dir) / "tuning.json" if args.data_dir else None)
+    store = TuningStore(path)
+    try:
+        entries = store.entries()
+    except ConfigError as e:
+        print(f"akg-rag: kb tunings: {e}", file=sys.stderr)
+        return 2
+    rows = [(k, e) for k, e in sorted(entries.items(), key=lambda kv: (kv[1].key.get("device", ""), kv[1].kind, kv[0]))
+            if (not args.dsl or e.dsl == args.dsl) and (not args.backend or e.backend == args.backend)]
+    if args.json:
+        print(json.dumps({"store": str(store.path), "entries": {k: e.to_dict() for k, e in rows}}, indent=2))
+        return 0
+    print(f"tuning store at {store.path}")
+    for _, e in rows:
+        knobs = " ".join(f"{k}={v}" for k, v in sorted(e.tunables.items()))
+        ms = f"{e.ms:.4g} ms" if e.ms else "- ms"
+        sp = f", {e.speedup_eager:.2f}x eager" if e.speedup_eager else ""
+        print(f"{e.dsl}/{e.backend} {e.kind or '-'} {e.key.get('signature', '?')} [{e.key.get('bucket', '')}] "
+              f"on {e.key.get('device', '?')}: {knobs} ({ms}{sp}; {Path(e.task).name or '-'}, {e.date})")
+    print(f"{len(rows)} configuration{'' if len(rows) == 1 else 's'}")
     return 0

@@ -87,3 +87,30 @@ def test_cli_unreachable_server_exits_2(capsys):
     assert akg_rag(["kb", "stats", "--chroma-url", "http://127.0.0.1:1"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "cannot reach the Chroma server" in err
+
+
+def test_cli_tunings_lists_the_data_dirs_tuning_store(tmp_path, capsys):
+    """`kb tunings` reads <data dir>/tuning.json: one line per configuration, filters, JSON."""
+    from akg_rag.lower.tuning_key import TuningKey
+    from akg_rag.lower.tuning_store import TuningEntry, TuningStore
+
+    data = tmp_path / "kb"
+    assert akg_rag(["kb", "tunings", "--data-dir", str(data)]) == 0           # none yet: not an error
+    assert "0 configurations" in capsys.readouterr().out
+    store = TuningStore(data / "tuning.json")
+    store.put(TuningKey("aa11", "M=1024,N=8192,K=8192", "NVIDIA H200"),
+              TuningEntry({"BM": 128, "NUM_WARPS": 4}, 1.62, "2026-12-05T00:00:00+00:00", kind="gemm",
+                          dsl="triton", backend="cuda", task="/x/76_Gemm_Add_ReLU.py", speedup_eager=1.41))
+    store.put(TuningKey("bb22", "D0=64", "some cpu"),
+              TuningEntry({"BLOCK": 256}, None, "2026-12-05T00:00:00+00:00", kind="pointwise", dsl="cpp", backend="cpu"))
+    assert akg_rag(["kb", "tunings", "--data-dir", str(data)]) == 0
+    out = capsys.readouterr().out
+    assert "triton/cuda gemm aa11 [M=1024,N=8192,K=8192] on NVIDIA H200: BM=128 NUM_WARPS=4 (1.62 ms, 1.41x eager; " \
+           "76_Gemm_Add_ReLU.py" in out
+    assert "cpp/cpu pointwise bb22" in out and "2 configurations" in out
+    assert akg_rag(["kb", "tunings", "--store", str(data / "tuning.json"), "--dsl", "cpp", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)["entries"]
+    assert list(listed) == ["bb22|D0=64|some cpu"] and listed["bb22|D0=64|some cpu"]["tunables"] == {"BLOCK": 256}
+    (data / "tuning.json").write_text("{not json")
+    assert akg_rag(["kb", "tunings", "--data-dir", str(data)]) == 2
+    assert "not valid JSON" in capsys.readouterr().err
