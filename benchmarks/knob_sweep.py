@@ -121,9 +121,9 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(f"{args.candidate} has no tunable {name}; it has {', '.join(known) or 'none'}")
     torch.manual_seed(0)
     init = task.get_init_inputs()
-    ref_model = task.model_cls(*init).to(device).eval()
+    ref_model = task.model_cls(*init).to(device)  # the mode the verifier runs (training, as built)
     torch.manual_seed(0)
-    model = cand.ModelNew(*init).to(device).eval()
+    model = cand.ModelNew(*init).to(device)
     with torch.no_grad():
         inputs = [x.to(device) if hasattr(x, "to") else x for x in task.get_inputs()]
         ref = ref_model(*inputs)
@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         exact = eager_abs64 = None
         if args.fp64:
             wide = [x.double() if hasattr(x, "is_floating_point") and x.is_floating_point() else x for x in inputs]
-            exact = task.model_cls(*init).to(device).eval()
+            exact = task.model_cls(*init).to(device)
             exact.load_state_dict(ref_model.state_dict())
             exact = exact.double()
             exact = [t.clone() for t in _tensors(exact(*wide))]
@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, value in config.items():
             setattr(cand, name, value)
         row = {"task": Path(args.task).stem, "candidate": args.candidate, "config": config,
-               "eager_ms": eager.median_ms, "bytes": moved}
+               "device": torch.cuda.get_device_name(device), "eager_ms": eager.median_ms, "bytes": moved}
         started = time.monotonic()
         try:
             with torch.no_grad():

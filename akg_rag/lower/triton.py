@@ -17,6 +17,8 @@ three TF32 products of operands split into head and tail, never a single TF32 pr
 
 from __future__ import annotations
 
+import math
+
 from akg_rag.errors import SketchError
 from akg_rag.lower.source import KernelSource
 from akg_rag.lower.triton_expr import join16
@@ -35,6 +37,11 @@ DOT_WIDE_TILE = 64 * 32
 # over the kept (contiguous) and reduced dims, ran 2.01 ms on 8 warps and 2.35 on 4 (H200,
 # KernelBench level1/49, docs/results/h200/reduction-sweeps-run14.jsonl)
 WIDE_ACCUMULATOR = 128 * 64
+# ... and a long row's lanes ([1, R], R this large): sixteen warps keep enough loads in flight for
+# one row per program (L1 norm of [32768, 65535] rows: 9.8 ms on 8 warps, 9.4 on 16; softmax of
+# [4096, 393216]: 7.0 and 6.7; H100, docs/results/h100/long-rows-run17.jsonl)
+LONG_ROW_LANES = 8192
+LONG_ROW_WARPS = 16
 DEFAULT_NUM_STAGES = 3   # software-pipelining stages of loops that load (Triton's CUDA default)
 DEFAULT_DOT_MODE = 3     # f32 dots: 1 IEEE, 2 three TF32 products of split operands, 3 by layout, 4 K-major copies
 
@@ -81,11 +88,16 @@ def default_warps(typed: TypedSketch, gathers: bool = False) -> int:
     KernelBench's conv shapes, 64-pixel tiles ran 1.1-2.0x faster on four warps than on eight
     (docs/results/h200/conv-sweeps-run13.jsonl), though ptxas reports small spills on four. A
     kernel without a dot whose accumulator tile holds WIDE_ACCUMULATOR elements or more (a
-    reduction's lane-wise [KBLOCK, RBLOCK] partials) takes eight. Other kernels keep four."""
+    reduction's lane-wise [KBLOCK, RBLOCK] partials) takes eight, sixteen when it is one row of
+    LONG_ROW_LANES or more. Other kernels keep four."""
     if gathers:
         return DEFAULT_NUM_WARPS
-    if not typed.matmuls and _accumulator_elements(typed) >= WIDE_ACCUMULATOR:
-        return DOT_WARPS  # a dot's accumulator is the dot's own rule below (tensor cores or FMA)
+    if not typed.matmuls:  # a dot's accumulator is the dot's own rule below (tensor cores or FMA)
+        elements, row = _accumulator_elements(typed)
+        if row >= LONG_ROW_LANES:
+            return LONG_ROW_WARPS
+        if elements >= WIDE_ACCUMULATOR:
+            return DOT_WARPS
     for mm in typed.matmuls:
         a, b = (typed.type_of(x) for x in mm.args)  # type: ignore[union-attr]
         if typed.type_of(mm).dtype != "f32" or join16(a.exact, b.exact) is not None or a.rank < 2:
@@ -96,24 +108,25 @@ def default_warps(typed: TypedSketch, gathers: bool = False) -> int:
     return DEFAULT_NUM_WARPS
 
 
-def _accumulator_elements(typed: TypedSketch) -> int:
-    """Elements of the largest accumulator ``alloc`` at the tunables' defaults (0 when none has
-    extents known before run time)."""
+def _accumulator_elements(typed: TypedSketch) -> tuple[int, int]:
+    """Elements of the largest accumulator ``alloc`` at the tunables' defaults, and of the largest
+    one that is a single row (every extent but the last 1); 0 when none has extents known before
+    run time."""
     from akg_rag.lower.tune_space import _eval
 
-    best = 0
+    best = row = 0
     stack: list[Stmt] = list(typed.sketch.body)
     while stack:
         st = stack.pop()
         if isinstance(st, For):
             stack.extend(st.body)
         elif isinstance(st, Alloc) and st.role == "accumulator":
-            n = 1
-            for e in st.shape:
-                v = _eval(e, typed.tunables)
-                n = 0 if v is None else n * v
+            extents = [_eval(e, typed.tunables) for e in st.shape]
+            n = 0 if None in extents else math.prod(extents)
             best = max(best, n)
-    return best
+            if n and all(v == 1 for v in extents[:-1]):
+                row = max(row, n)
+    return best, row
 
 
 def _default_extent(typed: TypedSketch, size) -> int | None:

@@ -48,13 +48,21 @@ PROGRAMS_MIN = 256      # programs a reduction's grid should have (a GPU of ~100
 COALESCE_MIN = 16       # kept elements per program, at least, when the last (contiguous) dim is kept
 
 LONG_ROW = 1 << 15       # a reduced extent (last dim reduced) from which the loop form takes LONG_RBLOCK
-LONG_RBLOCK = 4096       # its block: L2 norm of [32768, 65535] rows 0.67x eager at 1024, 1.02x at 4096 (H200)
+# its block: L2 norm of [32768, 65535] rows 0.67x eager at 1024, 1.02x at 4096 (H200); L1 norm of the
+# same rows 11.8 ms at 4096 on 4 warps, 9.4 at 8192 on 16 (H100, docs/results/h100/long-rows-run17.jsonl)
+LONG_RBLOCK = 8192
 
 SPLIT_MIN_REDUCED = 1 << 17   # reduced elements from which a few-row reduction is split
 SPLIT_CHUNK_MIN = 1 << 16     # reduced elements per chunk of the split form, at least
 SPLIT_ROWS = 1024             # kept elements below which a long reduction is split
 SPLIT_PROGRAMS = 2048         # programs the split form aims at (kept elements x chunks)
 SPLIT_MAX = 2048              # chunks per kept element, at most
+# a handful of kept elements over a shorter extent: one program per kept element is latency-bound
+# (cross-entropy's final mean over 32768 gathered terms ran 91 us in one program, H100), so split
+# from SPLIT_MIN_FEW reduced elements, chunks of at least SPLIT_CHUNK_FEW
+SPLIT_FEW_ROWS = 8
+SPLIT_MIN_FEW = 1 << 14
+SPLIT_CHUNK_FEW = 1 << 12
 
 IDENTITY = {"sum": "0", "prod": "1", "max": "-inf", "min": "inf", "argmax": "-inf", "argmin": "inf"}
 UPDATE = {"sum": "add", "prod": "mul", "max": "max", "min": "min"}
@@ -362,11 +370,18 @@ def split_count(kn: int, rn: int, region: ReductionRegion) -> int:
     split, each row's reduced extent is cut into chunks of at least 64K elements, up to about 2048
     programs in all: fifteen 4-warp programs per SM of an H200 keep enough loads in flight to
     stream near the copy bandwidth (a Frobenius norm over 1.9e9 elements ran 0.86x eager at 256
-    chunks, 1.27x at 2048). argmax/argmin do not split."""
-    if rn < SPLIT_MIN_REDUCED or kn >= SPLIT_ROWS or any(r.kind in ("argmax", "argmin") for r in region.reductions):
+    chunks, 1.27x at 2048). Up to ``SPLIT_FEW_ROWS`` kept elements split from ``SPLIT_MIN_FEW``
+    reduced elements on, in chunks of at least ``SPLIT_CHUNK_FEW``. argmax/argmin do not split."""
+    if kn >= SPLIT_ROWS or any(r.kind in ("argmax", "argmin") for r in region.reductions):
+        return 1
+    if rn >= SPLIT_MIN_REDUCED:
+        chunk_min = SPLIT_CHUNK_MIN
+    elif kn <= SPLIT_FEW_ROWS and rn >= SPLIT_MIN_FEW:
+        chunk_min = SPLIT_CHUNK_FEW
+    else:
         return 1
     split = 1
-    while split < SPLIT_MAX and kn * split * 2 <= SPLIT_PROGRAMS and rn // (split * 2) >= SPLIT_CHUNK_MIN:
+    while split < SPLIT_MAX and kn * split * 2 <= SPLIT_PROGRAMS and rn // (split * 2) >= chunk_min:
         split *= 2
     return split
 

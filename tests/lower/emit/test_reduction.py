@@ -412,3 +412,52 @@ def test_a_middle_dim_reduction_over_many_kept_elements_takes_wide_tiles_on_eigh
     text, tun = lowered((2, 512, 1000))   # 2000 kept elements: 16 programs at 128
     assert "KBLOCK = 32," in text and -(-2000 // 32) < reduction.PROGRAMS_MIN
     assert tun["K0_NUM_WARPS"] == 4
+
+
+def test_long_rows_take_wide_blocks_on_sixteen_warps():
+    """One row per program over >= LONG_ROW elements: LONG_RBLOCK lanes, which the Triton backend
+    gives LONG_ROW_WARPS; a variance keeps the short block (three lane accumulators) and with it
+    the default warps."""
+    from akg_rag.lower import triton as tri
+    from akg_rag.lower.triton import emit_triton
+    from akg_rag.sketch import check_sketch
+
+    n = reduction.LONG_ROW
+    reg = ReductionRegion([V("x", (64, n))], (64, n), (1,), [Reduction("s", "sum", C("abs", I("x")))],
+                          [Output(V("y", (64, n)), C("div", I("x"), R("s")), "full")])
+    text = emit_sketch(reg, "k0")
+    assert f"RBLOCK = {reduction.LONG_RBLOCK}" in text, text
+    assert emit_triton(check_sketch(text), "k0").tunables["K0_NUM_WARPS"] == tri.LONG_ROW_WARPS
+    short = ReductionRegion([V("x", (64, 4096))], (64, 4096), (1,), [Reduction("s", "sum", I("x"))],
+                            [Output(V("y", (64,)), R("s"), "reduced")])
+    text = emit_sketch(short, "k0")
+    assert emit_triton(check_sketch(text), "k0").tunables["K0_NUM_WARPS"] != tri.LONG_ROW_WARPS
+
+
+@pytest.mark.parametrize("kn, rn, want", [(1, 1 << 15, 8), (4, 1 << 14, 4), (1, (1 << 14) - 1, 1),
+                                          (reduction.SPLIT_FEW_ROWS + 1, 1 << 15, 1), (16, 1 << 17, 2)])
+def test_a_handful_of_rows_over_a_moderate_extent_splits(kn, rn, want):
+    """Up to SPLIT_FEW_ROWS kept elements split from SPLIT_MIN_FEW reduced elements on, chunks of
+    at least SPLIT_CHUNK_FEW; more kept elements wait for SPLIT_MIN_REDUCED (chunks of 64K)."""
+    reg = ReductionRegion([V("x", (kn, rn))], (kn, rn), (1,), [Reduction("s", "sum", I("x"))],
+                          [Output(V("y", (kn,)), R("s"), "reduced")])
+    got = reduction.split_count(kn, rn, reg)
+    assert got == want
+    if got > 1:
+        assert rn // got >= min(reduction.SPLIT_CHUNK_FEW, reduction.SPLIT_CHUNK_MIN)
+
+
+def test_a_mean_over_many_rows_splits_and_matches_torch(run):
+    """Cross-entropy's last step: the mean over rows of each row's picked log-probability, one
+    output from >= SPLIT_MIN_FEW rows, takes the split form and still matches torch."""
+    n, c = reduction.SPLIT_MIN_FEW + 37, 5
+    logits = torch.randn(n, c)
+    target = torch.randint(0, c, (n,))
+    want = F.cross_entropy(logits, target)
+    lp = torch.log_softmax(logits, 1)
+    picked = lp.gather(1, target[:, None])[:, 0]
+    reg = ReductionRegion([V("p", picked)], (n,), (0,), [Reduction("s", "sum", C("neg", I("p")))],
+                          [Output(V("y", (1,)), C("div", R("s"), K(float(n))), "reduced")])
+    text = emit_sketch(reg, "k0")
+    assert "SPLIT" in text, text
+    close(run(reg, {"p": picked}, {"RBLOCK": 256})["y"], want)
