@@ -3,7 +3,8 @@
 ``emit_triton(sketch, name)`` returns a :class:`~akg_rag.lower.source.KernelSource` whose code
 holds, in order: imports; the module-level tunables ``{NAME}_{PARAM}`` (kernel name upper-cased,
 as the search's tunable scanner wants; the sketch's UPPER_CASE integer parameters, plus
-``{NAME}_NUM_WARPS`` and ``{NAME}_NUM_STAGES``), read by the host
+``{NAME}_NUM_WARPS`` and ``{NAME}_NUM_STAGES``; ``{NAME}_DOT_MODE`` with an f32 dot and
+``{NAME}_CACHE_MODE`` where a program reads a row again in a later pass), read by the host
 function at call time so the search can rewrite them; small helper functions; one kernel per
 launch (:mod:`akg_rag.lower.triton_kernel`); and the host function ``def {name}(*tensors)``
 (:mod:`akg_rag.lower.triton_host`). Nothing runs on import.
@@ -23,7 +24,7 @@ from akg_rag.errors import SketchError
 from akg_rag.lower.source import KernelSource
 from akg_rag.lower.triton_expr import join16
 from akg_rag.lower.triton_names import Blocks, Namer
-from akg_rag.lower.triton_host import CHECK_HELPER, K_MAJOR_HELPER, host_source
+from akg_rag.lower.triton_host import CHECK_HELPER, K_MAJOR_HELPER, L2_GRID_HELPER, host_source
 from akg_rag.lower.triton_kernel import KernelWriter
 from akg_rag.lower.triton_ops import helper_sources, helpers_needing_libdevice
 from akg_rag.lower.typed import TypedSketch, analyze
@@ -44,6 +45,8 @@ LONG_ROW_LANES = 8192
 LONG_ROW_WARPS = 16
 DEFAULT_NUM_STAGES = 3   # software-pipelining stages of loops that load (Triton's CUDA default)
 DEFAULT_DOT_MODE = 3     # f32 dots: 1 IEEE, 2 three TF32 products of split operands, 3 by layout, 4 K-major copies
+DEFAULT_CACHE_MODE = 2   # a row read again in a later pass: 1 no cache hints, 2 L2 hints (triton_kernel.stream_hints)
+DEFAULT_GRID_MODE = 1    # ... and its launch: 1 one program per grid point, 2 a grid sized to the L2 (_l2_grid)
 
 
 def emit_triton(sketch: Sketch, name: str) -> KernelSource:
@@ -69,13 +72,22 @@ def emit_triton(sketch: Sketch, name: str) -> KernelSource:
     tunables["NUM_STAGES"] = f"{prefix}_NUM_STAGES"
     if any(kw.dot_x3 for _, kw in kernels):
         tunables["DOT_MODE"] = f"{prefix}_DOT_MODE"
+    if any(kw.cache_hints for _, kw in kernels):
+        tunables["CACHE_MODE"] = f"{prefix}_CACHE_MODE"
+    if any(kw.strided for _, kw in kernels):
+        tunables["GRID_MODE"] = f"{prefix}_GRID_MODE"
     host = host_source(typed, name, kernels, blocks, tunables)
     values = {**{tunables[p]: v for p, v in typed.tunables.items()},
               tunables["NUM_WARPS"]: default_warps(typed, any(kw.dot_gathers for _, kw in kernels)),
               tunables["NUM_STAGES"]: DEFAULT_NUM_STAGES}
     if "DOT_MODE" in tunables:
         values[tunables["DOT_MODE"]] = DEFAULT_DOT_MODE
-    code = _module(typed, name, values, helpers, sources, host, k_major="DOT_MODE" in tunables)
+    if "CACHE_MODE" in tunables:
+        values[tunables["CACHE_MODE"]] = DEFAULT_CACHE_MODE
+    if "GRID_MODE" in tunables:
+        values[tunables["GRID_MODE"]] = DEFAULT_GRID_MODE
+    code = _module(typed, name, values, helpers, sources, host, k_major="DOT_MODE" in tunables,
+                   l2_grid="GRID_MODE" in tunables)
     return KernelSource(code=code, entry=name, tunables=values, tensors=[t.name for t in typed.arguments])
 
 
@@ -137,7 +149,7 @@ def _default_extent(typed: TypedSketch, size) -> int | None:
 
 
 def _module(typed: TypedSketch, name: str, tunables: dict[str, int], helpers: set[str],
-            kernels: list[str], host: str, k_major: bool = False) -> str:
+            kernels: list[str], host: str, k_major: bool = False, l2_grid: bool = False) -> str:
     sk = typed.sketch
     lib = helpers_needing_libdevice(helpers)
     head = [f'"""Triton kernels generated from sketch `{sk.name}` (akg_rag.lower.triton).',
@@ -161,6 +173,8 @@ def _module(typed: TypedSketch, name: str, tunables: dict[str, int], helpers: se
     parts.append(CHECK_HELPER.rstrip("\n"))
     if k_major:
         parts.append(K_MAJOR_HELPER.rstrip("\n"))
+    if l2_grid:
+        parts.append(L2_GRID_HELPER.rstrip("\n"))
     parts.append(host.rstrip("\n"))
     return "\n\n\n".join(parts) + "\n"
 

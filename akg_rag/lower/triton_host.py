@@ -43,6 +43,30 @@ def _span(t):
 '''
 
 
+# A launch whose programs read a row again in a later pass runs a grid-stride loop over its grid
+# points. GRID_MODE 1 launches one program per grid point; 2 launches as many as keep the rows in
+# flight (bytes each grid point reads again, times the programs running) within half the L2, and at
+# least one per SM: the second read then comes from L2.
+L2_GRID_HELPER = '''\
+_L2_GRID = {}
+
+
+def _l2_grid(programs, reread, mode):
+    """Programs to launch for ``programs`` grid points: all of them (mode 1), or as many as keep
+    the re-read rows of the ones in flight within half the L2, at least one per SM (mode 2)."""
+    if mode != 2 or programs <= 1 or reread[0].device.type != "cuda":
+        return programs
+    dev = reread[0].device
+    key = dev.index if dev.index is not None else torch.cuda.current_device()
+    if key not in _L2_GRID:
+        props = torch.cuda.get_device_properties(key)
+        _L2_GRID[key] = (props.multi_processor_count, getattr(props, "L2_cache_size", 0) or (40 << 20))
+    sms, l2 = _L2_GRID[key]
+    per = max(1, sum(t.numel() * t.element_size() for t in reread) // programs)
+    return max(1, min(programs, max(sms, l2 // 2 // per)))
+'''
+
+
 # DOT_MODE 3 and 4: an f32 dot operand that does not run along K contiguously is copied into a
 # layout that does (one read and one write of it), then the dot takes three TF32 products. Mode 3
 # copies only an operand each of whose elements meets at least _K_MAJOR_MIN_USES rows of the other:
@@ -187,6 +211,14 @@ def host_source(typed: TypedSketch, name: str, kernels: list[tuple[str, KernelWr
         lines.append(f'{INDENT * 2}raise ValueError(f"{tunables["DOT_MODE"]} must be 1 (IEEE f32 products), 2 '
                      f'(three TF32 products), 3 (one of them by the operands\' layout) or 4 (K-major copies, '
                      f'then three TF32 products), got {{{tunables["DOT_MODE"]}!r}}")')
+    if "GRID_MODE" in tunables:
+        lines.append(f"{INDENT}if {tunables['GRID_MODE']} not in (1, 2):")
+        lines.append(f'{INDENT * 2}raise ValueError(f"{tunables["GRID_MODE"]} must be 1 (one program per grid point) '
+                     f'or 2 (a grid sized to the L2), got {{{tunables["GRID_MODE"]}!r}}")')
+    if "CACHE_MODE" in tunables:
+        lines.append(f"{INDENT}if {tunables['CACHE_MODE']} not in (1, 2):")
+        lines.append(f'{INDENT * 2}raise ValueError(f"{tunables["CACHE_MODE"]} must be 1 (no cache hints) or 2 '
+                     f'(L2 hints on rows read again, streamed stores), got {{{tunables["CACHE_MODE"]}!r}}")')
     device = py(args[0].name) + ".device" if args else '"cuda"'
     for t in typed.temps:
         shape = ", ".join(show(s.expr) for s in typed.shapes[t.name])
@@ -226,6 +258,11 @@ def _launch(kernel: str, kw: KernelWriter, hx: _HostExpr, blocks: Blocks, tunabl
     rename: dict[str, str] = {}   # symbol -> the host local this launch passes instead
     if kw.dot_x3:
         lines += _dot_choice(kw, tunables["DOT_MODE"], rename)
+    launched = "programs"
+    if kw.strided:
+        reread = ", ".join(py(t) for t in kw.reread) + ("," if len(kw.reread) == 1 else "")
+        lines.append(f"{INDENT}launched = _l2_grid(programs, ({reread}), {tunables['GRID_MODE']})")
+        launched = "launched"
     lines.append(f"{INDENT}if programs > 0:")
     args: list[str] = []
     for name in kw.tensors():
@@ -233,15 +270,19 @@ def _launch(kernel: str, kw: KernelWriter, hx: _HostExpr, blocks: Blocks, tunabl
     for name in kw.tensors():
         args += [f"{py(name)}.stride({k})" for k in range(len(kw.t.shapes[name]))]
     args += [rename.get(s, py(s)) for s in launch.symbols]
+    if kw.strided:
+        args.append("programs")
     kwargs = [f"{py(p)}={py(p)}" for p in launch.tunables]
     for s in kw.sizes.values():
         if blocks.const_block(s) is None:
             kwargs.append(f"{blocks.name(s)}={blocks.name(s)}")
     if kw.dot_x3:
         kwargs.append("DOT_X3=dot_x3")
+    if kw.cache_hints:
+        kwargs.append(f"CACHE_HINTS=int({tunables['CACHE_MODE']} == 2)")
     kwargs += ["USE_INT64=use_int64", f"num_warps={tunables['NUM_WARPS']}",
                f"num_stages={tunables['NUM_STAGES']}"]
-    lines.append(f"{INDENT * 2}{kernel}[(programs,)](")
+    lines.append(f"{INDENT * 2}{kernel}[({launched},)](")
     for chunk in _wrap(args + kwargs):
         lines.append(f"{INDENT * 3}{chunk}")
     lines.append(f"{INDENT * 2})")

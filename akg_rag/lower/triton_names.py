@@ -19,7 +19,8 @@ COMPUTE_TL = {"f32": "tl.float32", "f64": "tl.float64", "i32": "tl.int32", "i64"
 # names the generated code uses itself (modules, builtins, fixed locals and parameters)
 _RESERVED = {"tl", "triton", "torch", "libdevice", "os", "math", "float", "int", "range", "min", "max",
              "len", "abs", "sum", "tuple", "zip", "type", "isinstance", "ValueError", "pid", "rest",
-             "tensors", "grid", "programs", "use_int64", "USE_INT64", "DOT_X3", "dot_x3", "dot_mode"}
+             "tensors", "grid", "programs", "use_int64", "USE_INT64", "DOT_X3", "dot_x3", "dot_mode",
+             "pid_g", "PROGRAMS", "CACHE_HINTS", "launched"}
 
 
 @dataclass(frozen=True)

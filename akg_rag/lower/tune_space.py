@@ -3,7 +3,8 @@ configurations that are legal together.
 
 A generated kernel's tunables (docs/lowering.md, "Sizes and parameters") are its sketch's
 UPPER_CASE integer parameters, plus ``NUM_WARPS`` and ``NUM_STAGES`` on Triton (and ``DOT_MODE`` where
-a kernel multiplies f32 tiles with ``tl.dot``). What a parameter
+a kernel multiplies f32 tiles with ``tl.dot``, ``CACHE_MODE`` and ``GRID_MODE`` where a program reads a row
+again in a later pass). What a parameter
 does is read from the sketch itself, not from its name alone:
 
 * ``((X + P - 1) // P)`` (a grid of ``P``-blocks) or ``range(a, X, P)`` (a loop in ``P`` steps):
@@ -20,6 +21,8 @@ Extents are evaluated at the task's sizes. Values (:func:`kernel_knobs`):
 | ``GROUP_M`` | powers of two 1 .. 16, no more than the row tiles there are; fixed with one column tile |
 | ``NUM_WARPS`` | 1, 2, 4, 8, 16 |
 | ``NUM_STAGES`` | 1 .. 5; fixed when the kernel has no sequential loop to pipeline |
+| ``GRID_MODE`` | 1 (one program per grid point), 2 (as many programs as keep the re-read rows in flight within half the L2, each looping over grid points) |
+| ``CACHE_MODE`` | 1 (no cache hints), 2 (a row read again in a later pass kept in L2, the last pass's loads and the streamed stores evict first) |
 | ``DOT_MODE`` | 1-4: an f32 ``tl.dot`` with IEEE products (1), three TF32 products of operands split into head and tail (2; never one TF32 product), one of the two chosen by the operands' layout at call time (3, the default), or K-major copies of the operands and then three TF32 products (4) |
 
 This is also the relevance filter: a tile larger than its extent's power of two runs the same
@@ -190,6 +193,10 @@ def _values(p: str, value: int, u: _Uses, sizes: Mapping[str, int], dsl: str,
         return WARPS, "warps per program"
     if p == "NUM_STAGES":
         return (STAGES, "pipelining stages of its loops") if u.has_loop else ((value,), "no loop to pipeline")
+    if p == "GRID_MODE":
+        return (1, 2), "programs of a launch that reads rows again: one per grid point, or sized to the L2"
+    if p == "CACHE_MODE":
+        return (1, 2), "L2 hints on rows read again in a later pass: off, on"
     if p == "DOT_MODE":
         return (1, 2, 3, 4), ("f32 dot products: IEEE, three TF32 products of split operands, one of them by "
                               "layout, or K-major operand copies and three TF32 products")

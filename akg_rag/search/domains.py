@@ -57,6 +57,7 @@ _RULES: tuple[tuple[re.Pattern[str], Callable[[int], tuple[int, ...]]], ...] = (
     (re.compile(r"MIN_PARALLEL"), _pow2(1024, 1 << 20)),
     # a lowered kernel's f32 dot mode (docs/lowering-triton.md)
     (re.compile(r"(?:^|_)DOT_MODE$"), lambda value: (1, 2, 3, 4)),
+    (re.compile(r"(?:^|_)(?:CACHE|GRID)_MODE$"), lambda value: (1, 2)),
     (re.compile(r"WARPS"), _pow2(1, 16)),
     (re.compile(r"STAGES"), _span(1, 6)),
     (re.compile(r"THREADS"), _span(32, 1024, 32)),

@@ -659,7 +659,12 @@ info = subprocess.run([ptxas, "-arch=sm_90a", "-v", f.name, "-o", os.devnull], c
 spills = sum(int(n) for n in re.findall(r"(\d+) bytes spill stores", info))
 regs = max([int(n) for n in re.findall(r"Used (\d+) registers", info)] or [0])
 mma = len(re.findall(r"\b(?:wgmma\.mma_async|mma\.sync)\.", compiled.asm["ptx"]))
-print(json.dumps({"loads": loads, "spill_bytes": spills, "registers": regs, "mma": mma}))
+ptx = compiled.asm["ptx"]
+hints = {"evict_last": len(re.findall(r"ld\.global\.L1::evict_last", ptx)),
+         "evict_first": len(re.findall(r"ld\.global\.L1::evict_first", ptx)),
+         "streamed": len(re.findall(r"st\.global\.cs\.", ptx)),
+         "plain_loads": len(re.findall(r"ld\.global\.(?:v\d\.)?b", ptx))}
+print(json.dumps({"loads": loads, "spill_bytes": spills, "registers": regs, "mma": mma, "hints": hints}))
 """
 
 
@@ -905,3 +910,110 @@ def test_k_major_copies_a_contiguous_tensor_of_rank_four_or_more_along_any_dim(d
     assert k_major(not_contiguous, 1) is not_contiguous
     cl = k_major(t, 1)
     assert k_major(cl, 1) is cl
+
+
+def test_a_row_read_again_in_a_later_pass_gets_l2_hints(build, device):
+    """A program that reads x in two passes (statistics, then the output): the first pass's load of
+    x keeps it in L2 (evict_last), the last pass's evicts first, the output's store streams; w,
+    read once, gets no hint. CACHE_MODE 1 turns the hints off; both modes compute the same."""
+    from akg_rag.lower.triton_kernel import stream_hints
+    from akg_rag.lower.typed import analyze
+
+    typed = analyze(check_sketch(LAYER_NORM))
+    (launch,) = typed.launches
+    evict, streamed = stream_hints(launch.body)
+    assert sorted(evict.values()) == ["evict_first", "evict_last"] and len(streamed) == 1
+    fn, module, src = build(LAYER_NORM)
+    assert src.tunables["K_CACHE_MODE"] == 2
+    assert src.code.count('eviction_policy="evict_last" if CACHE_HINTS') == 1
+    assert src.code.count('eviction_policy="evict_first" if CACHE_HINTS') == 1
+    assert src.code.count('cache_modifier=".cs" if CACHE_HINTS') == 1
+    x, w = torch.randn(3, 50, device=device), torch.randn(50, device=device)
+    ref = F.layer_norm(x, (50,), eps=1e-5) * w
+    for mode in (2, 1):
+        module.K_CACHE_MODE = mode
+        y = torch.empty_like(x)
+        fn(x, w, y)
+        torch.testing.assert_close(y, ref, atol=1e-4, rtol=1e-4)
+    module.K_CACHE_MODE = 0
+    with pytest.raises(ValueError, match="K_CACHE_MODE must be 1"):
+        fn(x, w, torch.empty_like(x))
+
+
+def test_a_launch_that_reads_rows_again_loops_over_its_grid_points(build, device, monkeypatch):
+    """Such a launch runs a grid-stride loop: launched on fewer programs than rows (GRID_MODE 2
+    sizes the grid to the L2; two programs here), every row is still computed once and right.
+    Mode 1 launches one program per row; an unknown mode raises."""
+    fn, module, src = build(LAYER_NORM)
+    assert src.tunables["K_GRID_MODE"] == 1 and "for pid_g in range(tl.program_id(0), PROGRAMS" in src.code
+    x, w = torch.randn(7, 50, device=device), torch.randn(50, device=device)
+    ref = F.layer_norm(x, (50,), eps=1e-5) * w
+    grids = []
+    real = module._l2_grid
+
+    def two(programs, reread, mode):
+        grids.append((programs, real(programs, reread, mode), [t.shape for t in reread]))
+        return min(programs, 2) if mode == 2 else programs
+
+    monkeypatch.setattr(module, "_l2_grid", two)
+    for mode in (2, 1):
+        module.K_GRID_MODE = mode
+        y = torch.full_like(x, float("nan"))
+        fn(x, w, y)
+        torch.testing.assert_close(y, ref, atol=1e-4, rtol=1e-4)
+    assert [g[0] for g in grids] == [7, 7] and grids[0][2] == [x.shape]   # x is read twice, w once
+    module.K_GRID_MODE = 3
+    with pytest.raises(ValueError, match="K_GRID_MODE must be 1"):
+        fn(x, w, torch.empty_like(x))
+
+
+def test_the_l2_grid_keeps_rows_in_flight_within_half_the_l2():
+    """The grid of GRID_MODE 2, from the device's SMs and L2: rows of 256 KiB on 132 SMs and a
+    50 MiB L2 give one program per SM (100 rows would fit; never fewer than the SMs); short rows
+    keep every grid point; mode 1 and CPU tensors keep every grid point."""
+    import types
+
+    from akg_rag.lower.triton_host import L2_GRID_HELPER
+
+    ns = {"torch": torch}
+    exec(L2_GRID_HELPER, ns)
+    ns["_L2_GRID"][0] = (132, 50 << 20)
+    big = types.SimpleNamespace(device=torch.device("cuda", 0), numel=lambda: 32768 * 65536, element_size=lambda: 4)
+    small = types.SimpleNamespace(device=torch.device("cuda", 0), numel=lambda: 4096 * 1024, element_size=lambda: 4)
+    assert ns["_l2_grid"](32768, (big,), 2) == 132
+    assert ns["_l2_grid"](32768, (big,), 1) == 32768
+    assert ns["_l2_grid"](4096, (small,), 2) == 4096
+    assert ns["_l2_grid"](4096, (torch.zeros(4),), 2) == 4096
+
+
+def test_one_pass_kernels_get_no_cache_hints():
+    """A single pass (a GEMM's K loop, a one-tile softmax) reads nothing twice: no hints, no
+    CACHE_MODE tunable."""
+    for text in (GEMM_F32, BIAS_NCHW):
+        src = emit_triton(check_sketch(text), "k0")
+        assert "CACHE_HINTS" not in src.code and "K0_CACHE_MODE" not in src.tunables
+
+
+def test_l2_hints_compile_to_cache_policy_instructions(tmp_path):
+    """Compiled for sm_90 (offline): a long-row L1 normalisation's first pass loads with an
+    evict_last policy, its second with evict_first, and its stores are streaming (st.global.cs);
+    with CACHE_HINTS = 0 the same kernel has none of them."""
+    from akg_rag.lower.emit import emit_sketch
+    from akg_rag.lower.region import Expr, Output, Reduction, ReductionRegion, Value
+
+    C, I = Expr.call, Expr.input
+    region = ReductionRegion([Value("x", (64, 40000), "float32")], (64, 40000), (1,),
+                             [Reduction("s", "sum", C("abs", I("x")))],
+                             [Output(Value("y", (64, 40000), "float32"), C("div", I("x"), Expr("reduced", ref="s")))])
+    src = emit_triton(check_sketch(emit_sketch(region, "k0")), "k0")
+    assert src.tunables["K0_CACHE_MODE"] == 2
+    path = tmp_path / "k0_l1.py"
+    path.write_text(src.code)
+    names = set(re.findall(r"^    (\w+_stride1),", src.code, re.M))
+    rb = src.tunables["K0_RBLOCK"]
+    base = {"KBLOCK": 1, "RBLOCK": rb, "BLOCK_KBLOCK": 1, "BLOCK_RBLOCK": rb, "USE_INT64": False,
+            "num_warps": src.tunables["K0_NUM_WARPS"]}
+    on = _sm90_compile(path, "k0_kernel", names, {**base, "CACHE_HINTS": 1})["hints"]
+    off = _sm90_compile(path, "k0_kernel", names, {**base, "CACHE_HINTS": 0})["hints"]
+    assert on["evict_last"] > 0 and on["evict_first"] > 0 and on["streamed"] > 0, on
+    assert off["evict_last"] == off["evict_first"] == off["streamed"] == 0 and off["plain_loads"] > 0, off

@@ -67,6 +67,8 @@ def test_split_counts_keep_whole_blocks_and_empty_chunks_are_illegal():
     knobs = _knobs(SPLIT, {"K0_SPLIT": 8, "K0_RBLOCK": 1024, "K0_NUM_STAGES": 3}, sizes)
     assert knobs["SPLIT"].values == tuple(1 << k for k in range(12))     # 1 .. 2048 (the cap)
     assert knobs["RBLOCK"].values[0] == 16 and knobs["NUM_STAGES"].values == (1, 2, 3, 4, 5)
+    hinted = _knobs(SPLIT, {"K0_SPLIT": 8, "K0_CACHE_MODE": 2}, sizes)
+    assert hinted["CACHE_MODE"].values == (1, 2) and hinted["CACHE_MODE"].value == 2
     sketch, all_knobs = check_sketch(SPLIT), list(knobs.values())
     ok = violation(all_knobs, {"K0_SPLIT": 64, "K0_RBLOCK": 1024}, {"k0": sketch}, {"k0": sizes}, "triton")
     bad = violation(all_knobs, {"K0_SPLIT": 128, "K0_RBLOCK": 1024}, {"k0": sketch}, {"k0": sizes}, "triton")

@@ -31,6 +31,8 @@ def test_dense_and_free_domains():
     assert domain_for("CHUNK", 3)[:4] == (3, 6, 12, 24)       # x0.5 / x2 chain through the value
     assert domain_for("CHUNK", 24) == domain_for("CHUNK", 3)   # the same chain from any point on it
     assert domain_for("K0_DOT_MODE", 3) == (1, 2, 3, 4)        # a lowered f32 dot's modes
+    assert domain_for("K1_CACHE_MODE", 2) == (1, 2)            # a lowered pass's L2 hints: off, on
+    assert domain_for("K0_GRID_MODE", 1) == (1, 2)             # ... and its grid: per point, L2-sized
 
 
 def test_shipped_value_outside_the_rule_stays_in_the_domain():
