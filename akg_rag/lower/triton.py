@@ -45,7 +45,7 @@ LONG_ROW_LANES = 8192
 LONG_ROW_WARPS = 16
 DEFAULT_NUM_STAGES = 3   # software-pipelining stages of loops that load (Triton's CUDA default)
 DEFAULT_DOT_MODE = 3     # f32 dots: 1 IEEE, 2 three TF32 products of split operands, 3 by layout, 4 K-major copies
-DEFAULT_CACHE_MODE = 2   # a row read again in a later pass: 1 no cache hints, 2 L2 hints (triton_kernel.stream_hints)
+DEFAULT_CACHE_MODE = 2   # a row read again in a later pass: 1 no cache hints, 2 L2 hints (akg_rag.lower.reuse)
 DEFAULT_GRID_MODE = 1    # ... and its launch: 1 one program per grid point, 2 a grid sized to the L2 (_l2_grid)
 
 
@@ -72,9 +72,8 @@ def emit_triton(sketch: Sketch, name: str) -> KernelSource:
     tunables["NUM_STAGES"] = f"{prefix}_NUM_STAGES"
     if any(kw.dot_x3 for _, kw in kernels):
         tunables["DOT_MODE"] = f"{prefix}_DOT_MODE"
-    if any(kw.cache_hints for _, kw in kernels):
+    if any(kw.reread for _, kw in kernels):   # a row read again: L2 hints and an L2-sized grid
         tunables["CACHE_MODE"] = f"{prefix}_CACHE_MODE"
-    if any(kw.strided for _, kw in kernels):
         tunables["GRID_MODE"] = f"{prefix}_GRID_MODE"
     host = host_source(typed, name, kernels, blocks, tunables)
     values = {**{tunables[p]: v for p, v in typed.tunables.items()},

@@ -259,7 +259,7 @@ def _launch(kernel: str, kw: KernelWriter, hx: _HostExpr, blocks: Blocks, tunabl
     if kw.dot_x3:
         lines += _dot_choice(kw, tunables["DOT_MODE"], rename)
     launched = "programs"
-    if kw.strided:
+    if kw.reread:
         reread = ", ".join(py(t) for t in kw.reread) + ("," if len(kw.reread) == 1 else "")
         lines.append(f"{INDENT}launched = _l2_grid(programs, ({reread}), {tunables['GRID_MODE']})")
         launched = "launched"
@@ -270,7 +270,7 @@ def _launch(kernel: str, kw: KernelWriter, hx: _HostExpr, blocks: Blocks, tunabl
     for name in kw.tensors():
         args += [f"{py(name)}.stride({k})" for k in range(len(kw.t.shapes[name]))]
     args += [rename.get(s, py(s)) for s in launch.symbols]
-    if kw.strided:
+    if kw.reread:
         args.append("programs")
     kwargs = [f"{py(p)}={py(p)}" for p in launch.tunables]
     for s in kw.sizes.values():
@@ -278,7 +278,7 @@ def _launch(kernel: str, kw: KernelWriter, hx: _HostExpr, blocks: Blocks, tunabl
             kwargs.append(f"{blocks.name(s)}={blocks.name(s)}")
     if kw.dot_x3:
         kwargs.append("DOT_X3=dot_x3")
-    if kw.cache_hints:
+    if kw.reread:
         kwargs.append(f"CACHE_HINTS=int({tunables['CACHE_MODE']} == 2)")
     kwargs += ["USE_INT64=use_int64", f"num_warps={tunables['NUM_WARPS']}",
                f"num_stages={tunables['NUM_STAGES']}"]

@@ -6,18 +6,18 @@ stride; loads and stores mask indices outside the tensor (loads read ``other`` t
 past a tile's extent. With ``USE_INT64`` (set by the host when a tensor spans 2**31 elements or
 more) the program id, the strides and the symbols become int64 before any index arithmetic.
 
-Cache hints (``CACHE_HINTS``, from the host's ``CACHE_MODE``): when a program reads a tensor in
-two or more sequential loops one after the other (a reduction's loop form: a pass for the row's
-statistics, then a pass that reads the row again to write the output), the earlier passes load it
-``evict_last`` and the last pass ``evict_first``, and the stores inside those loops stream
-(``.cs``), so the written output does not push the row out of L2 before it is read again (see
-:func:`stream_hints`). Hints change no result.
+A program that reads a tensor again in a later pass (:mod:`akg_rag.lower.reuse`) gets L2 hints
+(``CACHE_HINTS``, from the host's ``CACHE_MODE``: the earlier passes load it ``evict_last``, the
+last ``evict_first``, the passes' stores stream with ``.cs``), so the written output does not
+push the row out of L2 before it is read again; and its launch loops over its ``PROGRAMS`` grid
+points, so the host (``GRID_MODE``) can run them on fewer programs. Neither changes a result.
 """
 
 from __future__ import annotations
 
 from akg_rag.lower import triton_ops as ops
 from akg_rag.lower.infer import VType
+from akg_rag.lower.reuse import reuse, statements
 from akg_rag.lower.sizes import Size, size_of
 from akg_rag.lower.triton_expr import ExprWriter
 from akg_rag.lower.triton_names import ADD, ATOM, CMP, COMPUTE_TL, MUL, Blocks, Em, Namer, lit
@@ -54,14 +54,10 @@ class KernelWriter(ExprWriter):
         self.dot_operands: list[tuple[str, int, int, str, int, int] | None] = []
         self.gathered: set[str] = set()                # locals loaded through computed (tile) indices
         self.dot_gathers = False                       # a dot operand is such a load (a conv's patches)
-        # id(Load) -> eviction policy, ids of streaming stores (see stream_hints)
-        self.evict, self.streamed = stream_hints(launch.body)
-        self.cache_hints = bool(self.evict)
-        # tensors a program reads in more than one pass; such a launch loops over its grid points
-        # (``PROGRAMS`` of them, the host's GRID_MODE picks how many programs run them)
-        self.reread = sorted({a.src.tensor for a in _stmts(launch.body)
-                              if isinstance(a, Load) and id(a) in self.evict})
-        self.strided = bool(self.reread)
+        # tensors a program reads in more than one pass (akg_rag.lower.reuse): their loads and the
+        # passes' stores get L2 hints, and the launch loops over its grid points (``PROGRAMS``)
+        self.reuse = reuse(launch.body)
+        self.reread = self.reuse.reread
 
     # ---- names ---------------------------------------------------------------------------------
     def dot_switch(self, a: Expr, b: Expr) -> str:
@@ -258,8 +254,8 @@ class KernelWriter(ExprWriter):
         assert d.value is not None
         self.emit(f"# {_text(s)}")
         args, suffix = self.load_call(s.src, d.value.shape, s.other)
-        if id(s) in self.evict:
-            args.append(f'eviction_policy="{self.evict[id(s)]}" if CACHE_HINTS else ""')
+        if id(s) in self.reuse.evict:
+            args.append(f'eviction_policy="{self.reuse.evict[id(s)]}" if CACHE_HINTS else ""')
         dst = self.var(s.dst)
         self.emit_call(dst, "tl.load", args, suffix)
         em = Em(dst)
@@ -296,7 +292,7 @@ class KernelWriter(ExprWriter):
             em = Em(f"{em.at(ATOM)}.to({ops.STORAGE[decl.dtype]})") if v.rank else \
                 Em(f"tl.cast({em.text}, {ops.STORAGE[decl.dtype]})")
         args = [ptr, em.text] + ([f"mask={mask}"] if mask else [])
-        if id(s) in self.streamed:
+        if id(s) in self.reuse.streamed:
             args.append('cache_modifier=".cs" if CACHE_HINTS else ""')
         self.emit_call("", "tl.store", args)
 
@@ -347,7 +343,7 @@ class KernelWriter(ExprWriter):
         grid = self.launch.grid
         for ax in grid:
             self.loops.append((ax.var, ax.start, ax.stop, ax.step))
-        if self.strided:
+        if self.reread:
             self.depth += 1
         self.block(self.launch.body)
         body = self.lines
@@ -371,7 +367,7 @@ class KernelWriter(ExprWriter):
         for sym in self.launch.symbols:
             t, d = self.t.bindings[sym]
             out.append((self.var(sym), f"size: {t}.shape[{d}]"))
-        if self.strided:
+        if self.reread:
             out.append(("PROGRAMS", "grid points; each program runs every num_programs-th one (host: GRID_MODE)"))
         for tun in self.launch.tunables:
             out.append((f"{self.var(tun)}: tl.constexpr", f"tunable (default {self.t.tunables[tun]})"))
@@ -381,7 +377,7 @@ class KernelWriter(ExprWriter):
                             f"power-of-two tile extent >= {s.text}"))
         if self.dot_x3:
             out.append(("DOT_X3: tl.constexpr", "f32 dots: 0 IEEE products, 1 three TF32 products of split operands (host: DOT_MODE)"))
-        if self.cache_hints:
+        if self.reread:
             out.append(("CACHE_HINTS: tl.constexpr", "L2 hints on re-read rows and streamed stores (host: CACHE_MODE)"))
         out.append(("USE_INT64: tl.constexpr", "int64 index arithmetic (a tensor spans >= 2**31 elements)"))
         return out
@@ -408,7 +404,7 @@ class KernelWriter(ExprWriter):
     def prologue(self) -> None:
         syms = [self.var(s) for s in self.launch.symbols]
         strides = [self.stride(n, k) for n in self.tensors() for k in range(len(self.t.shapes[n]))]
-        if self.strided:
+        if self.reread:
             # grid-stride: this program runs grid points program_id, program_id + num_programs, ...
             if strides or syms:
                 self.emit("if USE_INT64:  # offsets past 2**31 elements: index arithmetic in int64")
@@ -492,52 +488,8 @@ def _access(a: Access) -> str:
     return f"{a.tensor}[{', '.join(parts)}]"
 
 
-def stream_hints(body: list[Stmt]) -> tuple[dict[int, str], set[int]]:
-    """Cache hints for a program that reads a tensor again in a later sequential pass.
-
-    The passes are the sequential loops at the top of the program's body, in order. A tensor
-    loaded in two or more of them is read again: its loads in every pass but its last are
-    ``evict_last`` (keep the row in L2 for the next pass), those in its last pass ``evict_first``
-    (it is not read again). When any tensor is read again, every store inside a pass streams
-    (``.cs``): a row-sized output, written once and not read by this program. Returns
-    ``(id(Load) -> policy, ids of streamed stores)``; both empty when no tensor is read twice.
-
-    Timed on an H100, hints off against on (docs/results/h100/cache-mode-run18.jsonl): the
-    batch norms after a GEMM (level2/33, 84) 1.82 -> 1.70 and 1.82 -> 1.72 ms, a group norm
-    (level2/85) 4.17 -> 4.02, an instance norm (level2/17) 7.13 -> 7.03; L1 normalisation of
-    [32768, 65535] rows 9.38 -> 9.31, level1/34 8.07 -> 8.15 (within the spread)."""
-    passes = [s for s in body if isinstance(s, For)]
-    loads = [[x for x in _stmts(p.body) if isinstance(x, Load)] for p in passes]
-    seen: dict[str, list[int]] = {}
-    for k, group in enumerate(loads):
-        for tensor in dict.fromkeys(x.src.tensor for x in group):
-            seen.setdefault(tensor, []).append(k)
-    again = {t: ks for t, ks in seen.items() if len(ks) > 1}
-    if not again:
-        return {}, set()
-    evict: dict[int, str] = {}
-    for k, group in enumerate(loads):
-        for x in group:
-            ks = again.get(x.src.tensor)
-            if ks and k in ks:
-                evict[id(x)] = "evict_first" if k == ks[-1] else "evict_last"
-    streamed = {id(x) for p in passes for x in _stmts(p.body) if isinstance(x, Store)}
-    return evict, streamed
-
-
-def _stmts(body: list[Stmt]):  # noqa: ANN202
-    """Every statement of ``body``, loops' bodies included (pre-order)."""
-    for s in body:
-        yield s
-        if isinstance(s, For):
-            yield from _stmts(s.body)
-
-
 def _loops(body: list[Stmt]):  # noqa: ANN202
-    for s in body:
-        if isinstance(s, For):
-            yield s
-            yield from _loops(s.body)
+    return (s for s in statements(body) if isinstance(s, For))
 
 
 def _static_trips(s: For, t: TypedSketch) -> int | None:

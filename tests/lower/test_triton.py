@@ -916,13 +916,14 @@ def test_a_row_read_again_in_a_later_pass_gets_l2_hints(build, device):
     """A program that reads x in two passes (statistics, then the output): the first pass's load of
     x keeps it in L2 (evict_last), the last pass's evicts first, the output's store streams; w,
     read once, gets no hint. CACHE_MODE 1 turns the hints off; both modes compute the same."""
-    from akg_rag.lower.triton_kernel import stream_hints
+    from akg_rag.lower.reuse import reuse
     from akg_rag.lower.typed import analyze
 
     typed = analyze(check_sketch(LAYER_NORM))
     (launch,) = typed.launches
-    evict, streamed = stream_hints(launch.body)
-    assert sorted(evict.values()) == ["evict_first", "evict_last"] and len(streamed) == 1
+    found = reuse(launch.body)
+    assert found.reread == ["x"] and len(found.streamed) == 1
+    assert sorted(found.evict.values()) == ["evict_first", "evict_last"]
     fn, module, src = build(LAYER_NORM)
     assert src.tunables["K_CACHE_MODE"] == 2
     assert src.code.count('eviction_policy="evict_last" if CACHE_HINTS') == 1
