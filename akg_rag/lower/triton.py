@@ -4,7 +4,8 @@
 holds, in order: imports; the module-level tunables ``{NAME}_{PARAM}`` (kernel name upper-cased,
 as the search's tunable scanner wants; the sketch's UPPER_CASE integer parameters, plus
 ``{NAME}_NUM_WARPS`` and ``{NAME}_NUM_STAGES``; ``{NAME}_DOT_MODE`` with an f32 dot and
-``{NAME}_CACHE_MODE`` where a program reads a row again in a later pass), read by the host
+``{NAME}_CACHE_MODE`` and ``{NAME}_GRID_MODE`` where a program reads a row again in a later
+pass), read by the host
 function at call time so the search can rewrite them; small helper functions; one kernel per
 launch (:mod:`akg_rag.lower.triton_kernel`); and the host function ``def {name}(*tensors)``
 (:mod:`akg_rag.lower.triton_host`). Nothing runs on import.
