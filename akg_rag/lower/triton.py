@@ -44,6 +44,11 @@ WIDE_ACCUMULATOR = 128 * 64
 # [4096, 393216]: 7.0 and 6.7; H100, docs/results/h100/long-rows-run17.jsonl)
 LONG_ROW_LANES = 8192
 LONG_ROW_WARPS = 16
+# ... and eight for a row of ROW_LANES lanes or more (four lanes, one 16-byte f32 vector, a thread):
+# timed on an H200 at KernelBench sizes, [1, 1024] lanes ran faster on 8 warps than on 4 in the
+# split form (GroupNorm 7.28 -> 6.19 ms, LayerNorm 0.408 -> 0.302, docs/results/h200/
+# row-warps-run19.jsonl) as in the loop form (Frobenius norm, L1 norm, matrix-vector, run 5)
+ROW_LANES = 1024
 DEFAULT_NUM_STAGES = 3   # software-pipelining stages of loops that load (Triton's CUDA default)
 DEFAULT_DOT_MODE = 3     # f32 dots: 1 IEEE, 2 three TF32 products of split operands, 3 by layout, 4 K-major copies
 DEFAULT_CACHE_MODE = 2   # a row read again in a later pass: 1 no cache hints, 2 L2 hints (akg_rag.lower.reuse)
@@ -100,15 +105,15 @@ def default_warps(typed: TypedSketch, gathers: bool = False) -> int:
     KernelBench's conv shapes, 64-pixel tiles ran 1.1-2.0x faster on four warps than on eight
     (docs/results/h200/conv-sweeps-run13.jsonl), though ptxas reports small spills on four. A
     kernel without a dot whose accumulator tile holds WIDE_ACCUMULATOR elements or more (a
-    reduction's lane-wise [KBLOCK, RBLOCK] partials) takes eight, sixteen when it is one row of
-    LONG_ROW_LANES or more. Other kernels keep four."""
+    reduction's lane-wise [KBLOCK, RBLOCK] partials) takes eight, as does one row of ROW_LANES
+    lanes or more, sixteen when the row has LONG_ROW_LANES or more. Other kernels keep four."""
     if gathers:
         return DEFAULT_NUM_WARPS
     if not typed.matmuls:  # a dot's accumulator is the dot's own rule below (tensor cores or FMA)
         elements, row = _accumulator_elements(typed)
         if row >= LONG_ROW_LANES:
             return LONG_ROW_WARPS
-        if elements >= WIDE_ACCUMULATOR:
+        if elements >= WIDE_ACCUMULATOR or row >= ROW_LANES:
             return DOT_WARPS
     for mm in typed.matmuls:
         a, b = (typed.type_of(x) for x in mm.args)  # type: ignore[union-attr]

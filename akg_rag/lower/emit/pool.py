@@ -22,11 +22,14 @@ from akg_rag.lower.emit.common import (
 from akg_rag.lower.region import Expr, PoolRegion
 
 # output elements per program (BH * BW at most), from knob sweeps on an H200 (docs/results/
-# kernelbench.md, fourteenth session): stride-1 windows ran 1.7x faster at four outputs a thread
-# (512 on 4 warps) than at one; strided windows ran 1.7-2.4x faster at one output a thread (128)
+# kernelbench.md, fourteenth and nineteenth sessions): TILE / stride of them (the stride rounded
+# up to a power of two), at least TILE_STRIDED. Stride-1 windows ran 1.7x faster at four outputs a thread (512 on 4 warps) than
+# at one; stride-11 windows 1.7-2.4x faster at one output a thread (128) than at four; stride-2
+# windows 1.1-1.3x faster at two (256) than at one (3-D pooling, [2, 128] and [4, 64] tiles)
 TILE = 512
 TILE_STRIDED = 128
-BW_MAX = 64     # outputs along the last dim per program of a 2-D tile
+BW_MAX = 64     # outputs along the last dim per program of a 2-D tile at stride 1 ...
+ROW_SPAN = 256  # ... and when strided, outputs enough for a row to span this many input elements
 
 
 def emit_pool(region: PoolRegion, name: str) -> str:
@@ -62,9 +65,12 @@ def emit_pool(region: PoolRegion, name: str) -> str:
         w.tensor(o.value, osyms, "out")
     tdims = min(nd, 2)                     # the tiled dims: the last one or two pooled dims
     plane = osyms[:len(osyms) - tdims]
-    # rows of BW_MAX outputs, or longer rows when there are fewer than TILE / BW_MAX rows (H = 1)
-    n_out = TILE if all(st == 1 for st in r.stride[nd - tdims:]) else TILE_STRIDED
-    wide = n_out if tdims == 1 else max(BW_MAX, n_out // next_pow2(shape[-2]))
+    # rows of BW_MAX outputs (strided: enough to span ROW_SPAN inputs), or longer rows when there
+    # are fewer rows than that leaves room for (H = 1)
+    stride = next_pow2(max(r.stride[nd - tdims:]))   # powers of two keep the tile a power of two
+    n_out = max(TILE_STRIDED, TILE // stride)
+    row = BW_MAX if stride == 1 else min(n_out, max(BW_MAX, ROW_SPAN // stride))
+    wide = n_out if tdims == 1 else max(row, n_out // next_pow2(shape[-2]))
     bw = min(next_pow2(shape[-1]), wide)
     bh = min(next_pow2(shape[-2]), max(1, n_out // bw)) if tdims == 2 else 1
     blocks = []

@@ -51,9 +51,17 @@ def _pool_params(op, x_shape, out_shape, k, s, nd):
 
 
 def test_pool_tiles_follow_the_stride_and_a_single_row_gets_a_long_tile():
-    """Stride-1 windows: 512 outputs a program ([8, 64]); strided: 128 ([2, 64]); a 2-D pooling
-    over one row (H = 1, a 1-D pooling viewed 2-D) puts the whole tile along that row; 1-D: BW only."""
+    """512 outputs a program over the stride rounded up to a power of two, at least 128: stride 1
+    [8, 64]; stride 2 256, in rows that span 256 inputs ([2, 128], or [4, 64] when the output row
+    is 64 wide); stride 3 and 11 128 ([2, 64]). A 2-D pooling over one row (H = 1, a 1-D pooling
+    viewed 2-D) puts the whole tile along that row; 1-D: BW only."""
     assert _pool_params("max", (2, 3, 512, 512), (2, 3, 509, 509), 4, 1, 2) == {"BH": "8", "BW": "64"}
+    assert _pool_params("avg", (2, 3, 128, 256), (2, 3, 64, 128), 2, 2, 2) == {"BH": "2", "BW": "128"}
+    assert _pool_params("max", (2, 3, 128, 128), (2, 3, 64, 64), 2, 2, 2) == {"BH": "4", "BW": "64"}
     assert _pool_params("avg", (2, 3, 512, 512), (2, 3, 170, 170), 3, 3, 2) == {"BH": "2", "BW": "64"}
+    assert _pool_params("avg", (2, 3, 2048, 2048), (2, 3, 186, 186), 11, 11, 2) == {"BH": "2", "BW": "64"}
     assert _pool_params("max", (2, 3, 1, 4096), (2, 3, 1, 4096), 1, 1, 2) == {"BH": "1", "BW": "512"}
-    assert _pool_params("avg", (2, 3, 4096), (2, 3, 2048), 2, 2, 1) == {"BW": "128"}
+    assert _pool_params("max", (2, 3, 1, 4096), (2, 3, 1, 2048), 2, 2, 2) == {"BH": "1", "BW": "256"}
+    assert _pool_params("avg", (2, 3, 1, 8192), (2, 3, 1, 512), 16, 16, 2) == {"BH": "1", "BW": "128"}
+    assert _pool_params("avg", (2, 3, 4096), (2, 3, 2048), 2, 2, 1) == {"BW": "256"}
+    assert _pool_params("avg", (2, 3, 4096), (2, 3, 1365), 3, 3, 1) == {"BW": "128"}

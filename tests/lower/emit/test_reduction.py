@@ -416,7 +416,8 @@ def test_a_middle_dim_reduction_over_many_kept_elements_takes_wide_tiles_on_eigh
 
 def test_long_rows_take_wide_blocks_on_sixteen_warps():
     """One row per program over >= LONG_ROW elements: LONG_RBLOCK lanes, which the Triton backend
-    gives LONG_ROW_WARPS; a shorter row keeps the short block and fewer warps."""
+    gives LONG_ROW_WARPS; a shorter row keeps the short block (ROW_LANES lanes: eight warps, a
+    16-byte vector a thread); a row reduced whole in one tile keeps four."""
     from akg_rag.lower import triton as tri
     from akg_rag.lower.triton import emit_triton
     from akg_rag.sketch import check_sketch
@@ -427,9 +428,15 @@ def test_long_rows_take_wide_blocks_on_sixteen_warps():
     text = emit_sketch(reg, "k0")
     assert f"RBLOCK = {reduction.LONG_RBLOCK}" in text, text
     assert emit_triton(check_sketch(text), "k0").tunables["K0_NUM_WARPS"] == tri.LONG_ROW_WARPS
-    short = ReductionRegion([V("x", (64, 4096))], (64, 4096), (1,), [Reduction("s", "sum", I("x"))],
+    short = ReductionRegion([V("x", (64, n // 2))], (64, n // 2), (1,), [Reduction("s", "sum", I("x"))],
                             [Output(V("y", (64,)), R("s"), "reduced")])
     text = emit_sketch(short, "k0")
+    assert f"RBLOCK = {tri.ROW_LANES}" in text, text
+    assert emit_triton(check_sketch(text), "k0").tunables["K0_NUM_WARPS"] == tri.DOT_WARPS == 8
+    whole = ReductionRegion([V("x", (64, 4096))], (64, 4096), (1,), [Reduction("s", "sum", I("x"))],
+                            [Output(V("y", (64,)), R("s"), "reduced")])
+    text = emit_sketch(whole, "k0")   # the row in one tile, reduced in registers: no accumulator
+    assert "RBLOCK" not in text, text
     assert emit_triton(check_sketch(text), "k0").tunables["K0_NUM_WARPS"] == tri.DEFAULT_NUM_WARPS
 
 
