@@ -179,6 +179,20 @@ def _dispatch(programs: list[Program], positions: list[int]) -> list[str]:
             "        return run(*args)"]
 
 
+# The kernels read plain tensor attributes of the model (``self.h = torch.zeros(...)`` in the
+# constructor): ``.to(device)`` moves parameters and buffers only, so the candidate moves those too.
+_MOVES_ATTRIBUTES = [
+    "",
+    "    def _apply(self, fn, recurse=True):",
+    "        super()._apply(fn, recurse)",
+    "        for mod in self._w.modules():",
+    "            for key, val in list(vars(mod).items()):",
+    "                if isinstance(val, torch.Tensor) and not isinstance(val, torch.nn.Parameter):",
+    "                    setattr(mod, key, fn(val))",
+    "        return self",
+]
+
+
 def assemble(program: Program | list[Program], positions: list[int], task_source: str, dsl: str,
              kernels: dict[str, KernelSource], path: str = "task.py") -> str:
     """Candidate source for ``program``; ``kernels`` maps each KernelStep name to its backend source
@@ -204,6 +218,8 @@ def assemble(program: Program | list[Program], positions: list[int], task_source
     constants = {name: t for prog in programs for name, t in prog.constants.items()}
     for name, t in constants.items():
         cls.append(f"        self.register_buffer({name!r}, {_tensor_literal(t)}, persistent=False)")  # type: ignore[arg-type]
+    if any(prog.attributes for prog in programs):
+        cls += _MOVES_ATTRIBUTES
     cls.append("")
     if len(programs) == 1:
         cls += _forward(programs[0], positions, kernels, dsl)

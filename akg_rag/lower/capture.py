@@ -79,6 +79,8 @@ class Captured:
     returns_tuple: bool                     # forward returned a tuple/list
     dropped: list[str] = field(default_factory=list)  # mutations left out ("bn.running_mean")
     input_sets: int = 1                     # how many input sets the task gives (dynamic shapes)
+    lifted: list[str] = field(default_factory=list)  # plain tensor attributes taken as inputs
+    #                                                  (forward mutates one), among param_names
 
     @property
     def placeholders(self) -> list[torch.fx.Node]:
@@ -133,6 +135,28 @@ def _attribute_paths(model: torch.nn.Module) -> dict[int, str]:
     return out
 
 
+def _built_on_cpu(cls: Any, init: list) -> torch.nn.Module | None:
+    """``cls(*init)`` built on the CPU, for a constructor that cannot run on meta tensors (it reads
+    a value: ``torch.linspace(...)[i].item()``), then moved to meta: parameters, buffers and plain
+    tensor attributes alike, so every tensor of the model is read from the real model at run time
+    by its path (a value drawn here, ``torch.randn`` in the constructor, is not the run's).
+    None when it fails there too, or when ``init`` holds tensors (built on meta, they hold no
+    values)."""
+    if any(isinstance(a, torch.Tensor) for a in tree_flatten(init)[0]):
+        return None
+    try:
+        model = cls(*init)
+    except Exception:  # noqa: BLE001 - the meta build's error is the one reported
+        return None
+    if not isinstance(model, torch.nn.Module):
+        return None
+    for mod in model.modules():
+        for key, val in list(vars(mod).items()):
+            if isinstance(val, torch.Tensor) and not isinstance(val, torch.nn.Parameter):
+                setattr(mod, key, val.detach().to("meta"))
+    return model.to("meta")
+
+
 def capture(task_path: str | Path, source: str | None = None, input_set: int = 0) -> Captured:
     """Trace ``Model(*get_init_inputs()).forward(*inputs)`` into a :class:`Captured`, ``inputs``
     being the task's input set number ``input_set`` (0: ``get_inputs()``; a dynamic-shape task's
@@ -147,32 +171,37 @@ def capture(task_path: str | Path, source: str | None = None, input_set: int = 0
     with torch.device("meta"), redirect:
         task = load_task(path, text)
         init = _call(path, "get_init_inputs()", lambda: list(task.get_init_inputs()))
-        model = _call(path, "Model(*get_init_inputs())", task.model_cls, *init)
+        try:
+            model = _call(path, "Model(*get_init_inputs())", task.model_cls, *init)
+        except TaskError as e:
+            failed: TaskError | None = e
+        else:
+            failed = None
+    if failed is not None:  # a constructor that reads tensor values (.item()): built for real
+        model = _built_on_cpu(task.model_cls, init)
+        if model is None:
+            raise failed
+    with torch.device("meta"), redirect:
         sets = _call(path, "get_inputs()", task.input_sets)
         if not 0 <= input_set < len(sets):
             raise TaskError(path, f"input set {input_set} asked for; the task has {len(sets)}")
         args = sets[input_set]
     if not isinstance(model, torch.nn.Module):
         raise TaskError(path, "Model(*get_init_inputs()) is not a torch.nn.Module")
-    state = dict(model.named_parameters(remove_duplicate=False))
-    state.update(model.named_buffers(remove_duplicate=False))
-    names = list(state)
     positions = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
-    table = decomposition_table()
-
-    def forward(*flat: torch.Tensor) -> Any:
-        params = dict(zip(names, flat[: len(names)]))
-        call_args = list(args)
-        for pos, t in zip(positions, flat[len(names):]):
-            call_args[pos] = t
-        return torch.func.functional_call(model, params, tuple(call_args))
-
-    flat_in = [state[n] for n in names] + [args[p] for p in positions]
-    with torch.device("meta"), redirect, torch.no_grad():
-        gm = _call(path, "tracing forward", lambda: make_fx(
-            torch.func.functionalize(forward, remove="mutations"), decomposition_table=table,
-            tracing_mode="real")(*flat_in))
-        out = _call(path, "running forward", forward, *flat_in)
+    lifted: list[str] = []
+    try:
+        gm, out, names = _trace(path, model, args, positions, redirect)
+    except TaskError as e:
+        # forward writes into a plain tensor attribute (``self.h.copy_(h0)``): functionalization
+        # needs every tensor it mutates to be an input, so the attributes become inputs
+        lifted = _lift_attributes(model)
+        if not lifted:
+            raise
+        try:
+            gm, out, names = _trace(path, model, args, positions, redirect)
+        except TaskError:
+            raise e from None
     dropped = _drop_mutations(gm, names)
     _out_of_place(gm)
     _whole_dropout(gm)
@@ -200,7 +229,45 @@ def capture(task_path: str | Path, source: str | None = None, input_set: int = 0
     return Captured(path=path, gm=gm, param_names=names, input_count=len(positions),
                     input_positions=positions, arg_count=len(args), constants=constants,
                     attributes=attributes, returns_tuple=isinstance(out, (tuple, list)),
-                    dropped=dropped, input_sets=len(sets))
+                    dropped=dropped, input_sets=len(sets), lifted=lifted)
+
+
+def _trace(path: Path, model: torch.nn.Module, args: list, positions: list[int],
+           redirect: MetaRedirect) -> tuple[torch.fx.GraphModule, Any, list[str]]:
+    """``model(*args)`` traced functionally on meta tensors: (graph, forward's output, the
+    parameter and buffer names its first placeholders stand for)."""
+    state = dict(model.named_parameters(remove_duplicate=False))
+    state.update(model.named_buffers(remove_duplicate=False))
+    names = list(state)
+    table = decomposition_table()
+
+    def forward(*flat: torch.Tensor) -> Any:
+        params = dict(zip(names, flat[: len(names)]))
+        call_args = list(args)
+        for pos, t in zip(positions, flat[len(names):]):
+            call_args[pos] = t
+        return torch.func.functional_call(model, params, tuple(call_args))
+
+    flat_in = [state[n] for n in names] + [args[p] for p in positions]
+    with torch.device("meta"), redirect, torch.no_grad():
+        gm = _call(path, "tracing forward", lambda: make_fx(
+            torch.func.functionalize(forward, remove="mutations"), decomposition_table=table,
+            tracing_mode="real")(*flat_in))
+        out = _call(path, "running forward", forward, *flat_in)
+    return gm, out, names
+
+
+def _lift_attributes(model: torch.nn.Module) -> list[str]:
+    """Plain tensor attributes of ``model`` re-registered as (non-persistent) buffers, so a
+    functional trace takes them as inputs; their paths (read from the real model at run time)."""
+    out = []
+    for prefix, mod in model.named_modules():
+        for key, val in list(vars(mod).items()):
+            if isinstance(val, torch.Tensor) and not isinstance(val, torch.nn.Parameter):
+                delattr(mod, key)
+                mod.register_buffer(key, val, persistent=False)
+                out.append(f"{prefix}.{key}" if prefix else key)
+    return out
 
 
 def _whole_dropout(gm: torch.fx.GraphModule) -> None:

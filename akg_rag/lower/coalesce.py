@@ -15,6 +15,7 @@ merging those would make ``reshape`` copy.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 
@@ -160,9 +161,7 @@ def coalesce_program(program: Program, keep: frozenset[str] = frozenset()) -> Pr
     """``program`` with its regions coalesced (:func:`coalesce`) but those of the kernels named in
     ``keep`` (a sketch given for a kernel was written against the region as partitioned); new
     values get unused names."""
-    return Program(inputs=program.inputs, params=program.params, constants=program.constants,
-                   steps=coalesce(program.steps, value_factory(program), keep), outputs=program.outputs,
-                   returns_tuple=program.returns_tuple)
+    return dataclasses.replace(program, steps=coalesce(program.steps, value_factory(program), keep))
 
 
 def written_as_partitioned(program: Program, sketches: dict[str, str] | None) -> frozenset[str]:

@@ -259,10 +259,17 @@ class IndexBuilder:
             off += shape[d]
         if not parts:
             return None
-        e = parts[-1][1]
-        for (_, val), (nxt, _) in zip(reversed(parts[:-1]), reversed(parts[1:])):
-            e = Expr.call("where", Expr.call("lt", self.pos(out, d), _i(nxt)), val, e)
-        return e
+        pos = self.pos(out, d)
+
+        def pick(lo: int, hi: int) -> Expr:
+            # a balanced tree of selects: nested log2(pieces) deep (a stack of 256 tensors, an
+            # unrolled recurrence's outputs, would otherwise nest 256 selects in one expression)
+            if hi - lo == 1:
+                return parts[lo][1]
+            mid = (lo + hi) // 2
+            return Expr.call("where", Expr.call("lt", pos, _i(parts[mid][0])), pick(lo, mid), pick(mid, hi))
+
+        return pick(0, len(parts))
 
     def _constant_pad_nd(self, node: torch.fx.Node, overload: str) -> Expr | None:
         pad = list(node.args[1])

@@ -269,7 +269,9 @@ class Partitioner:
         for g in list(self.open):
             self.close(g)
         return Program(inputs=self.inputs, params=self.params, constants=self.constants,
-                       steps=self.steps, outputs=outputs, returns_tuple=cap.returns_tuple)
+                       steps=self.steps, outputs=outputs, returns_tuple=cap.returns_tuple,
+                       attributes=frozenset(p for p in [*cap.attributes.values(), *cap.lifted]
+                                            if p in self.params))
 
     def visit_constant(self, node: torch.fx.Node) -> None:
         """A tensor constant: small literals by value, model attributes as named tensors."""

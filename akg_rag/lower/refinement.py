@@ -38,6 +38,7 @@ are rewritten into the coordinates of the region it moves into.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import replace
@@ -470,5 +471,4 @@ def fuse_reshaped(program: Program, keep: frozenset[str] = frozenset()) -> Progr
                 steps = fused
         else:
             break
-    return Program(inputs=program.inputs, params=program.params, constants=program.constants,
-                   steps=steps, outputs=program.outputs, returns_tuple=program.returns_tuple)
+    return dataclasses.replace(program, steps=steps)

@@ -299,3 +299,5 @@ class Program:
     steps: list[Step]
     outputs: list[Value]               # what forward returns, in order
     returns_tuple: bool = False        # forward returned a tuple/list (even of one tensor)
+    attributes: frozenset[str] = frozenset()  # the params that are plain tensor attributes (no
+    #                                           parameter or buffer: .to(device) leaves them)

@@ -142,3 +142,95 @@ def test_missing_model_is_a_task_error(write_task):
     path = write_task("def get_inputs():\n    return []\ndef get_init_inputs():\n    return []\n")
     with pytest.raises(TaskError, match="Model"):
         capture(path)
+
+
+def test_a_constructor_that_reads_a_value_is_built_on_the_cpu(write_task):
+    """``.item()`` in the constructor cannot run on meta tensors: the model is built for real on
+    the CPU, then moved to meta; its plain tensor attributes stay attributes (read from the real
+    model at run time, never a value drawn here), and the program computes the task."""
+    from akg_rag.lower.partition import partition
+
+    from .conftest import assert_program_matches
+
+    path = write_task("""
+        class Model(nn.Module):
+            def __init__(self, n):
+                super().__init__()
+                rates = [x.item() for x in torch.linspace(0, 1, n)]
+                self.scale = rates[-1] * 2.0
+                self.fc = nn.Linear(8, 8)
+                self.noise = torch.randn(8)
+            def forward(self, x):
+                return self.fc(x) * self.scale + self.noise
+        def get_inputs():
+            return [torch.randn(4, 8)]
+        def get_init_inputs():
+            return [3]
+    """)
+    cap = capture(path)
+    assert cap.param_names == ["fc.weight", "fc.bias"]
+    assert list(cap.attributes.values()) == ["noise"] and not cap.constants
+    prog = partition(cap)
+    assert prog.attributes == frozenset({"noise"})
+    assert_program_matches(path, prog)
+
+
+def test_a_constructor_failing_on_the_cpu_too_reports_the_meta_error(write_task):
+    path = write_task("""
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                raise ValueError("no model here")
+        def get_inputs():
+            return [torch.randn(4)]
+        def get_init_inputs():
+            return []
+    """)
+    with pytest.raises(TaskError, match="no model here"):
+        capture(path)
+
+
+def test_a_forward_that_writes_a_plain_attribute_takes_it_as_an_input(write_task, tmp_path):
+    """``self.h.copy_(h0)`` in forward: functionalization needs the written tensor as an input, so
+    the plain attribute is lifted to one (by its path); the write itself is dropped like a
+    buffer's, the program computes the task, and the candidate moves the attribute with
+    ``.to()`` (it is neither a parameter nor a buffer of the real model)."""
+    from akg_rag.lower.assemble import lower_task
+    from akg_rag.lower.partition import partition
+
+    from .conftest import assert_program_matches
+
+    path = write_task("""
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.hidden = torch.randn(2, 3)
+                self.i2h = nn.Linear(5 + 3, 3)
+            def forward(self, x, h0):
+                self.hidden.copy_(h0)
+                combined = torch.cat((x, self.hidden), dim=1)
+                self.hidden = torch.tanh(self.i2h(combined))
+                return self.hidden * 2
+        def get_inputs():
+            return [torch.randn(2, 5), torch.randn(2, 3)]
+        def get_init_inputs():
+            return []
+    """)
+    cap = capture(path)
+    assert cap.lifted == ["hidden"] and "hidden" in cap.param_names
+    prog = partition(cap)
+    assert "hidden" in prog.attributes
+    assert_program_matches(path, prog)
+    source, _ = lower_task(path, "triton", "cuda")
+    assert "def _apply(self, fn, recurse=True):" in source
+    cand = tmp_path / "cand_lifted.py"
+    cand.write_text(source)
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location(cand.stem, cand)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[cand.stem] = module
+    spec.loader.exec_module(module)
+    model = module.ModelNew().to("meta")
+    assert model._w.hidden.device.type == "meta" and model._w.i2h.weight.device.type == "meta"

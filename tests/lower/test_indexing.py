@@ -108,6 +108,28 @@ def test_index_ops_lower_without_fallback(write_task, name, forward, inputs, kin
     _backends_accept(prog)
 
 
+def test_a_stack_of_hundreds_of_tensors_selects_in_a_balanced_tree(write_task):
+    """An unrolled recurrence stacks one output per step: the pieces are picked by a balanced tree
+    of selects (nested about log2(pieces) deep), so the sketch parses and both backends accept it
+    (a chain of 300 nested selects exceeded the parser's recursion)."""
+    from akg_rag.lower.emit import emit_sketch
+    from akg_rag.sketch import check_sketch
+
+    path, prog = _lower(write_task, _task("return torch.stack([xs[0] * (i + 1) for i in range(300)], dim=0)",
+                                          "[torch.randn(3, 4)]"))
+    assert not [s for s in prog.steps if isinstance(s, FallbackStep)], format_program(prog)
+    (step,) = [s for s in prog.steps if isinstance(s, KernelStep)]
+    text = emit_sketch(step.region, step.name)
+    depth = deepest = 0
+    for c in text:
+        depth += (c == "(") - (c == ")")
+        deepest = max(deepest, depth)
+    assert deepest < 40, deepest
+    check_sketch(text)
+    assert_program_matches(path, prog)
+    _backends_accept(prog)
+
+
 def test_embedding_module_gathers_its_weight(write_task):
     path, prog = _lower(write_task, _task("return torch.tanh(self.emb(xs[0]))",
                                           "[torch.randint(0, 10, (3, 4))]",
