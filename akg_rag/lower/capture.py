@@ -128,11 +128,17 @@ def _call(path: Path, what: str, fn: Any, *args: Any) -> Any:
 def _attribute_paths(model: torch.nn.Module) -> dict[int, str]:
     """id(tensor) -> attribute path for plain tensor attributes (not parameters or buffers)."""
     out: dict[int, str] = {}
-    for prefix, mod in model.named_modules():
-        for key, val in vars(mod).items():
-            if isinstance(val, torch.Tensor) and not isinstance(val, torch.nn.Parameter):
-                out.setdefault(id(val), f"{prefix}.{key}" if prefix else key)
+    for path, _, _, val in _plain_tensors(model):
+        out.setdefault(id(val), path)
     return out
+
+
+def _plain_tensors(model: torch.nn.Module) -> list[tuple[str, torch.nn.Module, str, torch.Tensor]]:
+    """(path, module, attribute name, tensor) of every plain tensor attribute, no parameter or
+    buffer (those live outside the module's ``__dict__``), listed before any is changed."""
+    return [(f"{prefix}.{key}" if prefix else key, mod, key, val)
+            for prefix, mod in model.named_modules() for key, val in vars(mod).items()
+            if isinstance(val, torch.Tensor) and not isinstance(val, torch.nn.Parameter)]
 
 
 def _built_on_cpu(cls: Any, init: list) -> torch.nn.Module | None:
@@ -150,10 +156,8 @@ def _built_on_cpu(cls: Any, init: list) -> torch.nn.Module | None:
         return None
     if not isinstance(model, torch.nn.Module):
         return None
-    for mod in model.modules():
-        for key, val in list(vars(mod).items()):
-            if isinstance(val, torch.Tensor) and not isinstance(val, torch.nn.Parameter):
-                setattr(mod, key, val.detach().to("meta"))
+    for _, mod, key, val in _plain_tensors(model):
+        setattr(mod, key, val.detach().to("meta"))
     return model.to("meta")
 
 
@@ -261,12 +265,10 @@ def _lift_attributes(model: torch.nn.Module) -> list[str]:
     """Plain tensor attributes of ``model`` re-registered as (non-persistent) buffers, so a
     functional trace takes them as inputs; their paths (read from the real model at run time)."""
     out = []
-    for prefix, mod in model.named_modules():
-        for key, val in list(vars(mod).items()):
-            if isinstance(val, torch.Tensor) and not isinstance(val, torch.nn.Parameter):
-                delattr(mod, key)
-                mod.register_buffer(key, val, persistent=False)
-                out.append(f"{prefix}.{key}" if prefix else key)
+    for path, mod, key, val in _plain_tensors(model):
+        delattr(mod, key)
+        mod.register_buffer(key, val, persistent=False)
+        out.append(path)
     return out
 
 
