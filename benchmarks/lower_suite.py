@@ -5,7 +5,7 @@
         --results results/suite_cpp_cpu.jsonl --jobs 2 --no-timing
     # the GPU box (torch + triton only): Triton at full scale, timed against eager and torch.compile
     PYTHONPATH=. python benchmarks/lower_suite.py --dsl triton --backend cuda --results R/suite_triton.jsonl
-    # Triton without a GPU: the candidate runs under the interpreter (correctness only, no bf16)
+    # Triton without a GPU: the candidate runs under the interpreter (correctness only)
     PYTHONPATH=. python benchmarks/lower_suite.py --dsl triton --backend cuda --verify-backend cpu \\
         --scale small --no-timing --results R/suite_triton_interp.jsonl
     # the library form (GEMM/conv cores as cuBLAS/cuDNN calls, tails generated) of the core tasks

@@ -396,6 +396,9 @@ class ExprWriter:
             return Em(f"tl.sum({xa} * {yb}, axis={rank - 1})")
         half = join16(a.exact, b.exact)
         if half is not None:  # 16-bit inputs held exactly: tensor cores, f32 accumulation
+            if half == "bf16":  # through a helper the interpreter can run (triton_ops: dot_bf16)
+                self.helpers.add("dot_bf16")
+                return Em(f"_dot_bf16({x.text}, {y.text}, {acc.text if acc is not None else 'None'})")
             tl16 = ops.STORAGE[half]
             return Em(f"tl.dot({x.at(ATOM)}.to({tl16}), {y.at(ATOM)}.to({tl16}){into})")
         # f32: IEEE products on the FMA units, or (DOT_X3, from the DOT_MODE tunable) each operand split into a

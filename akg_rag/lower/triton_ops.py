@@ -120,9 +120,11 @@ _lib("lgamma", "lgamma", """# Lanczos (g = 7, n = 9) for x >= 0.5, reflection be
         refl = 1.1447298858494002 - tl.log(tl.abs(tl.sin(3.141592653589793 * x))) - lg
         return tl.where(x < 0.5, refl, lg)""")
 _lib("pow", "pow", """r = tl.exp2(y * tl.log2(tl.abs(x)))
+        # nested selects, not ``&``: y may be a Python float, whose comparisons the interpreter
+        # cannot and with a tensor of booleans
         odd = (y - 2.0 * tl.floor(y * 0.5)) == 1.0
-        r = tl.where((x < 0) & odd, -r, r)
-        r = tl.where((x < 0) & (tl.floor(y) != y), float("nan"), r)
+        r = tl.where(x < 0, tl.where(odd, -r, r), r)
+        r = tl.where(x < 0, tl.where(tl.floor(y) != y, float("nan"), r), r)
         return tl.where(y == 0, 1.0, r)""", args="x, y")
 _lib("atan2", "atan2", """r = _atan(y / x)
         r = tl.where(x < 0, tl.where(y < 0, r - 3.141592653589793, r + 3.141592653589793), r)
@@ -144,6 +146,14 @@ _plain("isnan", "    return x != x\n")
 _plain("isinf", "    return tl.abs(x) == float(\"inf\")\n")
 _plain("softplus", "    # torch.nn.Softplus with threshold 20: linear above it\n"
        "    return tl.where(x > 20.0, x, tl.log(1.0 + tl.exp(tl.minimum(x, 20.0))))\n")
+_plain("dot_bf16", """    # bfloat16 operands on the tensor cores, f32 accumulation; the interpreter (TRITON_INTERPRET=1,
+    # triton 3.7) returns garbage for a bfloat16 dot, so there the same values go in as f32 (exact:
+    # a bfloat16 converts to f32 without rounding, and the product of two fits in an f32)
+    if _LIBDEVICE:
+        return tl.dot(x.to(tl.bfloat16), y.to(tl.bfloat16), acc)
+    else:
+        return tl.dot(x.to(tl.float32), y.to(tl.float32), acc)
+""", args="x, y, acc")
 _plain("prod_combine", "    return x * y\n", args="x, y")
 _plain("max_combine", "    return tl.maximum(x, y)\n", args="x, y")
 

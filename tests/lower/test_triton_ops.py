@@ -109,6 +109,17 @@ def test_binary_op(build, device, op):
     torch.testing.assert_close(y, BINARY[op](x, z), atol=1e-5, rtol=1e-4)
 
 
+@pytest.mark.parametrize("exponent", [3.0, 1 / 3, 0.5, -2.0])
+def test_pow_by_a_literal_exponent(build, device, exponent):
+    """A literal exponent reaches the pow helper as a Python float (a p-norm's 1/p): negative
+    bases give torch's signs and NaNs, under the interpreter too."""
+    x = _input(device, -3, 3)
+    fn, _, _ = build(UNARY_SKETCH.format(name="powc", out="f32", expr=f"pow(t, {exponent!r})"), "powc")
+    y = torch.empty_like(x)
+    fn(x, y)
+    torch.testing.assert_close(y, torch.pow(x, exponent), atol=1e-5, rtol=1e-4, equal_nan=True)
+
+
 @pytest.mark.parametrize("op", sorted(BOOL_BINARY))
 def test_comparison_and_logical_op(build, device, op):
     x, z = _input(device, -2, 2).round(), _input(device, -2, 2).flip(1).round()
