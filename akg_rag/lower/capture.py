@@ -8,9 +8,10 @@ CUDA redirection (:class:`akg_rag.analysis.trace.MetaRedirect`), so ``.cuda()`` 
 torch's own decompositions; the cores a region keeps whole (mm/bmm/addmm, convolution, pooling,
 cumsum/cumprod) stay single nodes.
 
-Tracing runs twice: once with the decompositions, then once more under ``functionalize`` over the
-first graph, because a decomposition may itself emit an in-place op (``clamp_min_``) that the
-outer functionalisation never sees. Mutations of parameters and buffers (batch norm's running
+A decomposition may itself emit an in-place op (``clamp_min_``) that the outer functionalisation
+never sees: one on a tensor the decomposition made is rewritten out of place; one that writes
+through a view of it (``copy_`` into a slice) makes tracing run once more, under ``functionalize``
+over the first graph, which turns such writes into ``slice_scatter``/``select_scatter``. Mutations of parameters and buffers (batch norm's running
 statistics in training mode) do not reach ``forward``'s outputs and are dropped (listed in
 ``Captured.dropped``).
 """
@@ -45,6 +46,7 @@ _EXTRA_DECOMPOSED = (
     "hardtanh", "binary_cross_entropy", "celu", "selu", "glu", "logit", "softshrink", "hardshrink",
     "threshold", "relu6", "rsub", "addcmul", "addcdiv", "lerp", "logaddexp", "native_dropout",
     "_fused_rms_norm", "sgn", "aminmax", "baddbmm", "embedding", "nll_loss2d_forward",
+    "upsample_bilinear2d", "upsample_trilinear3d", "upsample_bicubic2d", "col2im",
 )
 # Ops kept whole: the cores of GEMM, conv, pool and scan regions, and reductions the partitioner
 # reads directly (mean is sum / numel there, which keeps the count symbolic).
@@ -257,8 +259,30 @@ def _trace(path: Path, model: torch.nn.Module, args: list, positions: list[int],
         gm = _call(path, "tracing forward", lambda: make_fx(
             torch.func.functionalize(forward, remove="mutations"), decomposition_table=table,
             tracing_mode="real")(*flat_in))
+        if _writes_through_a_view(gm):
+            # a decomposition wrote into views of a tensor it made (circular padding fills the
+            # borders of an empty tensor by ``copy_`` into its slices), below the outer
+            # functionalisation: once more over the decomposed graph, the writes become scatters
+            gm = _call(path, "tracing forward", lambda: make_fx(
+                torch.func.functionalize(gm, remove="mutations"), tracing_mode="real")(*flat_in))
         out = _call(path, "running forward", forward, *flat_in)
     return gm, out, names
+
+
+def _writes_through_a_view(gm: torch.fx.GraphModule) -> bool:
+    """Whether an in-place op of ``gm`` writes into a view (its target is not a placeholder and
+    not made by a non-view op), a write that rewriting the op out of place would lose."""
+    for node in gm.graph.nodes:
+        if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
+            continue
+        name = node.target._schema.name.split("::")[-1]
+        if not name.endswith("_") or name.endswith("__") or not node.args:
+            continue
+        target = node.args[0]
+        if isinstance(target, torch.fx.Node) and target.op == "call_function" and \
+                isinstance(target.target, torch._ops.OpOverload) and target.target.is_view:
+            return True
+    return False
 
 
 def _lift_attributes(model: torch.nn.Module) -> list[str]:

@@ -7,7 +7,10 @@ what reads it before a given step.
 
 from __future__ import annotations
 
-from akg_rag.lower.region import FallbackStep, KernelStep, Step, Value, ViewStep
+import dataclasses
+
+from akg_rag.lower.region import (Expr, FallbackStep, KernelStep, PointwiseRegion, ReductionRegion, Step, Value,
+                                  ViewStep)
 
 
 def reads(step: Step) -> list[str]:
@@ -59,3 +62,46 @@ def step_graph(steps: list[Step]) -> tuple[dict[str, int], dict[str, list[int]]]
         for name in reads(st):
             readers.setdefault(name, []).append(k)
     return producer, readers
+
+
+def _expr_refs(exprs: list[Expr]) -> set[str]:
+    """Names of the values some expression reads (``input`` and ``gather`` leaves)."""
+    out: set[str] = set()
+    todo = list(exprs)
+    while todo:
+        e = todo.pop()
+        if e.op in ("input", "gather"):
+            out.add(e.ref)  # type: ignore[arg-type]
+        todo.extend(e.args)
+    return out
+
+
+def drop_dead_writes(steps: list[Step], outputs: list[Value]) -> list[Step]:
+    """``steps`` without the writes nothing reads: a kernel's outputs that no later step and no
+    program output reads are left out (a region stores a large shared expression so that other
+    regions can read it; when every reader ended up in the same region, which inlines it, the
+    store is dead traffic), a kernel none of whose outputs is read goes, and so does a view
+    nothing reads. A pointwise or reduction region also drops the inputs only those outputs read.
+    Torch fallbacks always stay."""
+    live = {v.name for v in outputs}
+    kept: list[Step] = []
+    for st in reversed(steps):
+        if isinstance(st, KernelStep):
+            region = st.region
+            outs = [o for o in region.outputs if o.value.name in live]
+            if not outs:
+                continue
+            if len(outs) != len(region.outputs):
+                region = dataclasses.replace(region, outputs=outs)  # type: ignore[type-var]
+                if isinstance(region, (PointwiseRegion, ReductionRegion)):
+                    exprs = [o.expr for o in outs]
+                    if isinstance(region, ReductionRegion):
+                        exprs += [r.expr for r in region.reductions]
+                    used = _expr_refs(exprs)
+                    region = dataclasses.replace(region, inputs=[v for v in region.inputs if v.name in used])
+                st = KernelStep(region=region, name=st.name)
+        elif isinstance(st, ViewStep) and st.out.name not in live:
+            continue
+        live.update(reads(st))
+        kept.append(st)
+    return kept[::-1]

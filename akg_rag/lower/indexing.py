@@ -11,7 +11,10 @@ Every op here gives its node a *groupless* symbolic value over the op's output s
 * ``flip`` / ``roll`` / ``repeat``: gathers at the reversed / rotated / wrapped position;
 * ``gather`` / ``index_select`` / ``index.Tensor`` (and ``embedding``, decomposed into index):
   gathers whose index along the selected dim is the index tensor's expression (loaded from an
-  int input, or computed, as roll's decomposition computes it from an arange).
+  int input, or computed, as roll's decomposition computes it from an arange);
+* ``slice_scatter`` / ``select_scatter`` (what functionalisation makes of a write into a slice):
+  ``where`` over the position, the written tensor gathered at the slice's position, the base at
+  the element's own.
 
 A small groupless operand (an expression not yet stored, up to ``INLINE_LIMIT`` nodes) is read at
 the new position by substitution (:func:`subst`): its inputs become gathers, its index leaves the
@@ -370,6 +373,44 @@ class IndexBuilder:
                 k += 1
         return self.read(x, idx, dt)
 
+    def _slice_scatter(self, node: torch.fx.Node, overload: str) -> Expr | None:
+        """``base`` with ``src`` written into ``base[..., start:end:step, ...]`` along ``dim``:
+        a select between ``src`` at the slice's position and ``base`` at the element's own."""
+        args = list(node.args) + [None] * (6 - len(node.args))
+        base, src = args[0], args[1]
+        out, dt = _shape(node), _dtype(node)
+        d = _dim(args[2] if args[2] is not None else node.kwargs.get("dim", 0), len(out))
+        start = args[3] if args[3] is not None else node.kwargs.get("start")
+        end = args[4] if args[4] is not None else node.kwargs.get("end")
+        step = args[5] if args[5] is not None else node.kwargs.get("step", 1)
+        if not all(isinstance(v, int) or v is None for v in (start, end, step)) or not step or step < 1:
+            return None
+        start, end, _ = slice(start, end, step).indices(out[d])
+        if _shape(src)[d] == 0:
+            return self.read(base, [self.pos(out, j) for j in range(len(out))], dt)
+        pos = self.pos(out, d)
+        rel = _add(pos, -start)
+        inside = Expr.call("logical_and", Expr.call("ge", pos, _i(start)), Expr.call("lt", pos, _i(end)))
+        if step != 1:
+            inside = Expr.call("logical_and", inside, Expr.call("eq", Expr.call("remainder", rel, _i(step)), _i(0)))
+            rel = Expr.call("floordiv", rel, _i(step))
+        idx = [self.pos(out, j) if j != d else rel for j in range(len(out))]
+        written = self.read(src, idx, dt, 0, (d,))
+        return Expr.call("where", inside, written, self.read(base, [self.pos(out, j) for j in range(len(out))], dt))
+
+    def _select_scatter(self, node: torch.fx.Node, overload: str) -> Expr | None:
+        """``base`` with ``src`` written into ``base.select(dim, index)``."""
+        base, src, d, k = node.args[0], node.args[1], node.args[2], node.args[3]
+        out, dt = _shape(node), _dtype(node)
+        if not isinstance(d, int) or not isinstance(k, int):
+            return None
+        d = _dim(d, len(out))
+        k = k + out[d] if k < 0 else k
+        idx = [self.pos(out, j) for j in range(len(out)) if j != d]
+        written = self.read(src, idx, dt)
+        keep = self.read(base, [self.pos(out, j) for j in range(len(out))], dt)
+        return Expr.call("where", Expr.call("eq", self.pos(out, d), _i(k)), written, keep)
+
 
 _OPS = frozenset({"arange", "cat", "constant_pad_nd", "flip", "roll", "repeat", "index_select",
-                  "gather", "index"})
+                  "gather", "index", "slice_scatter", "select_scatter"})

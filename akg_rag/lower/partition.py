@@ -27,6 +27,7 @@ from akg_rag.lower.capture import Captured
 from akg_rag.errors import ConfigError
 from akg_rag.lower.cores import CoreBuilder
 from akg_rag.lower.library import CORE_MODES, LibraryCores
+from akg_rag.lower.dataflow import drop_dead_writes
 from akg_rag.lower.indexing import IndexBuilder, positional, remap, unit_dim_map
 from akg_rag.lower.pointwise import pointwise_expr
 from akg_rag.lower.region import (Expr, FallbackStep, KernelStep, Output, PointwiseRegion, Program,
@@ -269,7 +270,7 @@ class Partitioner:
         for g in list(self.open):
             self.close(g)
         return Program(inputs=self.inputs, params=self.params, constants=self.constants,
-                       steps=self.steps, outputs=outputs, returns_tuple=cap.returns_tuple,
+                       steps=drop_dead_writes(self.steps, outputs), outputs=outputs, returns_tuple=cap.returns_tuple,
                        attributes=frozenset(p for p in [*cap.attributes.values(), *cap.lifted]
                                             if p in self.params))
 

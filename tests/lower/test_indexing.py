@@ -108,6 +108,47 @@ def test_index_ops_lower_without_fallback(write_task, name, forward, inputs, kin
     _backends_accept(prog)
 
 
+@pytest.mark.parametrize("mode,forward,inputs", [
+    ("bilinear", "return F.interpolate(xs[0], scale_factor=2, mode='bilinear') + 1", "[torch.randn(2, 3, 4, 5)]"),
+    ("bilinear_corners_size", "return F.interpolate(xs[0], size=(7, 3), mode='bilinear', align_corners=True)",
+     "[torch.randn(2, 3, 4, 5)]"),
+    ("bicubic", "return F.interpolate(xs[0], scale_factor=2, mode='bicubic')", "[torch.randn(1, 2, 4, 5)]"),
+    ("trilinear", "return torch.relu(F.interpolate(xs[0], scale_factor=2, mode='trilinear'))",
+     "[torch.randn(1, 2, 3, 4, 5)]"),
+])
+def test_interpolation_gathers_its_neighbours_and_stores_only_the_result(write_task, mode, forward, inputs):
+    """torch's decompositions of the interpolations: small kernels for the per-axis weights, then
+    one kernel gathering the neighbours of every output element. The blend's shared partial sums
+    are large expressions, which the partitioner stores for other regions to read; all their
+    readers are in the gathering region, so none of them is written (dead stores dropped)."""
+    path, prog = _lower(write_task, _task(forward, inputs))
+    assert not [s for s in prog.steps if isinstance(s, FallbackStep)], format_program(prog)
+    last = _kernels(prog)[-1]
+    assert "gather" in _ops(last), format_program(prog)
+    assert [o.value.name for o in last.outputs] == [v.name for v in prog.outputs], format_program(prog)
+    assert_program_matches(path, prog)
+    _backends_accept(prog)
+
+
+@pytest.mark.parametrize("forward,inputs,init", [
+    # circular padding's decomposition copies into slices of an empty tensor: functionalised by
+    # a second trace (before, rewritten out of place, the copies were lost and the output wrong)
+    ("return F.pad(xs[0], (1, 2, 1, 1), mode='circular') * 2", "[torch.randn(2, 3, 7, 6)]", ""),
+    ("return self.c(xs[0])", "[torch.randn(2, 3, 7, 6)]",
+     "self.c = nn.Conv2d(3, 4, 3, padding=1, padding_mode='circular')"),
+    # writes into slices of a clone, by the task itself: slice_scatter / select_scatter
+    ("out = xs[0].clone()\n        out[:, 1:7:2] = xs[1] * 2\n        out[:, 0] = out[:, -1] + 1\n"
+     "        out[2] = 0.5\n        return out.relu()", "[torch.randn(5, 9), torch.randn(5, 3)]", ""),
+    ("out = torch.zeros(4, 8)\n        out[:, 1:-1] = torch.sigmoid(xs[0])\n        out[..., -1] += xs[0].sum(-1)\n"
+     "        return out", "[torch.randn(4, 6)]", ""),
+], ids=["pad_circular", "conv_circular", "slice_writes", "zeros_then_writes"])
+def test_writes_into_slices_lower_as_scatters(write_task, forward, inputs, init):
+    path, prog = _lower(write_task, _task(forward, inputs, init))
+    assert not [s for s in prog.steps if isinstance(s, FallbackStep)], format_program(prog)
+    assert_program_matches(path, prog)
+    _backends_accept(prog)
+
+
 def test_a_stack_of_hundreds_of_tensors_selects_in_a_balanced_tree(write_task):
     """An unrolled recurrence stacks one output per step: the pieces are picked by a balanced tree
     of selects (nested about log2(pieces) deep), so the sketch parses and both backends accept it
