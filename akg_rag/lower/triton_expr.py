@@ -288,8 +288,8 @@ class ExprWriter:
             return Em(f"-{args[0].at(UNARY)}", UNARY)
         if f == "abs":
             return Em(f"tl.abs({args[0].text})")
-        if f in ("max", "min"):
-            return Em(f"tl.{f}imum({args[0].text}, {args[1].text})")
+        if f in ("max", "min"):  # NaN wins, as in torch.maximum (Triton's default drops it)
+            return Em(f"tl.{f}imum({args[0].text}, {args[1].text}, propagate_nan=tl.PropagateNan.ALL)")
         if f == "floordiv":
             return Em(f"tl.floor({args[0].at(MUL)} / {args[1].at(MUL + 1)})")
         if f in ops.HELPER_UNARY or f in ops.HELPER_BINARY:
@@ -345,6 +345,9 @@ class ExprWriter:
                 out = Em(f"{out.text} / {self.size(a.shape[ax]).at(MUL + 1)}", MUL)
             return out
         if f in ("reduce_max", "reduce_min"):
+            if kind == "float":  # a NaN in the row is the result, as torch.amax (tl.max drops it)
+                self.helpers.add(f"{f[7:]}_nan")
+                return Em(f"tl.reduce({x.text}, {ax}, _{f[7:]}_nan{keep})")
             return Em(f"tl.{f[7:]}({x.text}, axis={ax}{keep})")
         if f == "reduce_prod":
             self.helpers.add("prod_combine")
@@ -371,8 +374,9 @@ class ExprWriter:
             return Em(f"tl.cumsum({x.text}, axis={ax}{tail})")
         if e.func == "scan_prod":
             return Em(f"tl.cumprod({x.text}, axis={ax}{tail})")
-        self.helpers.add("max_combine")
-        return Em(f"tl.associative_scan({x.text}, {ax}, _max_combine{tail})")
+        combine = "max_nan" if r.dtype in ("f32", "f64") else "max_combine"  # cummax keeps a NaN, as torch
+        self.helpers.add(combine)
+        return Em(f"tl.associative_scan({x.text}, {ax}, _{combine}{tail})")
 
     def matmul(self, e: Call, r: VType, acc: Em | None = None) -> Em | None:
         """``a @ b``; with ``acc`` (an f32 tile of the result's shape) ``acc + a @ b`` as one

@@ -36,9 +36,14 @@ INT_MIN = {"i32": "-2147483648", "i64": "-9223372036854775808"}
 INT_MAX = {"i32": "2147483647", "i64": "9223372036854775807"}
 
 # apply("name", x, extra...): name -> (template over {x} and extra arguments {a1}, {a2}; defaults)
+# max/min of a value and a bound: a NaN value stays NaN (torch's relu, clamp, hardtanh); Triton's
+# default returns the other operand
+_MAX = "tl.maximum({}, {}, propagate_nan=tl.PropagateNan.ALL)"
+_MIN = "tl.minimum({}, {}, propagate_nan=tl.PropagateNan.ALL)"
+
 APPLY: dict[str, tuple[str, tuple[str, ...]]] = {
-    "relu": ("tl.maximum({x}, 0.0)", ()),
-    "relu6": ("tl.minimum(tl.maximum({x}, 0.0), 6.0)", ()),
+    "relu": (_MAX.format("{x}", "0.0"), ()),
+    "relu6": (_MIN.format(_MAX.format("{x}", "0.0"), "6.0"), ()),
     "leaky_relu": ("tl.where({x} >= 0, {x}, {x} * {a1})", ("0.01",)),
     "elu": ("tl.where({x} > 0, {x}, {a1} * (tl.exp({x}) - 1.0))", ("1.0",)),
     "selu": ("1.0507009873554805 * tl.where({x} > 0, {x}, 1.6732632423543772 * (tl.exp({x}) - 1.0))", ()),
@@ -48,10 +53,10 @@ APPLY: dict[str, tuple[str, tuple[str, ...]]] = {
     "mish": ("{x} * _tanh(_softplus({x}))", ()),
     "softplus": ("_softplus({x})", ()),
     "softsign": ("{x} / (1.0 + tl.abs({x}))", ()),
-    "hardsigmoid": ("tl.minimum(tl.maximum({x} / 6.0 + 0.5, 0.0), 1.0)", ()),
-    "hardswish": ("{x} * tl.minimum(tl.maximum({x} + 3.0, 0.0), 6.0) / 6.0", ()),
-    "hardtanh": ("tl.minimum(tl.maximum({x}, {a1}), {a2})", ("-1.0", "1.0")),
-    "clamp": ("tl.minimum(tl.maximum({x}, {a1}), {a2})", ("float(\"-inf\")", "float(\"inf\")")),
+    "hardsigmoid": (_MIN.format(_MAX.format("{x} / 6.0 + 0.5", "0.0"), "1.0"), ()),
+    "hardswish": ("{x} * " + _MIN.format(_MAX.format("{x} + 3.0", "0.0"), "6.0") + " / 6.0", ()),
+    "hardtanh": (_MIN.format(_MAX.format("{x}", "{a1}"), "{a2}"), ("-1.0", "1.0")),
+    "clamp": (_MIN.format(_MAX.format("{x}", "{a1}"), "{a2}"), ("float(\"-inf\")", "float(\"inf\")")),
     "logsigmoid": ("-_softplus(-{x})", ()),
     "tanhshrink": ("{x} - _tanh({x})", ()),
     "softshrink": ("tl.where({x} > {a1}, {x} - {a1}, tl.where({x} < -{a1}, {x} + {a1}, 0.0))", ("0.5",)),
@@ -156,6 +161,9 @@ _plain("dot_bf16", """    # bfloat16 operands on the tensor cores, f32 accumulat
 """, args="x, y, acc")
 _plain("prod_combine", "    return x * y\n", args="x, y")
 _plain("max_combine", "    return tl.maximum(x, y)\n", args="x, y")
+# float max/min reductions: a NaN anywhere is the result, as in torch (tl.max / tl.min drop NaNs)
+_plain("max_nan", "    return tl.maximum(x, y, propagate_nan=tl.PropagateNan.ALL)\n", args="x, y")
+_plain("min_nan", "    return tl.minimum(x, y, propagate_nan=tl.PropagateNan.ALL)\n", args="x, y")
 
 
 def helper_sources(used: set[str]) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+import torch.nn.functional as F
 
 from akg_rag.lower.triton_ops import APPLY
 from akg_rag.sketch import vocab
@@ -163,13 +164,45 @@ def test_reductions_and_scans_ignore_padded_lanes(build, device, op):
     torch.testing.assert_close(y, ref.reshape(y.shape), atol=1e-5, rtol=1e-4)
 
 
+@pytest.mark.parametrize("op", ["reduce_max", "reduce_min", "scan_max"])
+def test_max_and_min_reductions_keep_a_nan(build, device, op):
+    """torch.amax / amin / cummax return NaN where the row holds one; tl.max drops it."""
+    x = _input(device, -1.5, 0.5)
+    x[1, 7] = float("nan")
+    scan = op in SCAN
+    text = ROW_SKETCH.format(name=op, width="N" if scan else "1", index="0:N" if scan else "0:1")
+    fn, _, _ = build(text, f"nan_{op}")
+    y = torch.empty(3, 19 if scan else 1, device=device)
+    fn(x, y)
+    ref = (SCAN if scan else REDUCE)[op](x.exp())
+    torch.testing.assert_close(y, ref.reshape(y.shape), atol=1e-5, rtol=1e-4, equal_nan=True)
+    assert y[1].isnan().any() and not y[0].isnan().any()
+
+
+@pytest.mark.parametrize("expr,ref", [
+    ("max(t, u)", torch.maximum), ("min(t, u)", torch.minimum),
+    ('apply("relu", t)', lambda a, b: torch.relu(a)), ('apply("hardtanh", t)', lambda a, b: F.hardtanh(a)),
+    ('apply("clamp", t, -0.5, 0.5)', lambda a, b: a.clamp(-0.5, 0.5)),
+])
+def test_elementwise_max_and_min_keep_a_nan(build, device, expr, ref):
+    """NaN in, NaN out, as torch: the generated code asks for NaN propagation (the GPU's default
+    max returns the other operand; the interpreter propagates either way, hence the text check)."""
+    x, z = _input(device, -3, 3), _input(device, -3, 3).flip(1)
+    x[0, 3], z[2, 5] = float("nan"), float("nan")
+    fn, _, src = build(BINARY_SKETCH.format(name="nanmax", out="f32", expr=expr), "nanmax")
+    assert "propagate_nan=tl.PropagateNan.ALL" in src.code
+    assert "tl.maximum(t, u)" not in src.code and "tl.minimum(t, u)" not in src.code
+    y = torch.empty_like(x)
+    fn(x, z, y)
+    torch.testing.assert_close(y, ref(x, z), atol=1e-6, rtol=1e-6, equal_nan=True)
+
+
 @pytest.mark.parametrize("name", sorted(APPLY))
 def test_apply_functions(build, device, name):
     x = _input(device, -4, 4)
     fn, _, _ = build(UNARY_SKETCH.format(name=name, out="f32", expr=f'apply("{name}", t)'), f"a_{name}")
     y = torch.empty_like(x)
     fn(x, y)
-    F = torch.nn.functional
     ref = {"relu": F.relu, "relu6": F.relu6, "leaky_relu": F.leaky_relu, "elu": F.elu, "selu": F.selu,
            "gelu": F.gelu, "gelu_tanh": lambda v: F.gelu(v, approximate="tanh"), "silu": F.silu,
            "mish": F.mish, "softplus": F.softplus, "softsign": F.softsign, "hardsigmoid": F.hardsigmoid,
