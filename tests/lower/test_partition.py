@@ -198,7 +198,9 @@ class Model(nn.Module):
 
 
 @pytest.mark.parametrize("pool", ["F.max_pool2d(x, 2)", "F.avg_pool2d(x, 3, stride=2, padding=1)",
-                                  "F.max_pool1d(x.flatten(2), 3, stride=2)"])
+                                  "F.max_pool1d(x.flatten(2), 3, stride=2)",
+                                  "F.adaptive_avg_pool2d(x, (3, 2))", "F.adaptive_max_pool2d(x, (2, 3))",
+                                  "F.adaptive_max_pool3d(x.unsqueeze(2), (1, 3, 3))"])
 def test_pooling(write_task, pool):
     path, prog = _lower(write_task, _task(f"""
 class Model(nn.Module):
