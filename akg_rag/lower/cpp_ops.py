@@ -178,7 +178,8 @@ class OpsMixin(ExprMixin):
                 if out.is_tile:
                     self.line(f"{CLASS_TYPES[acc_cls]} {acc} = {neutral};")
                 r = self.fresh("k")
-                self.line(f"#pragma omp simd reduction({OMP_OP[op]}:{acc})")
+                red = f"akg_{op}" if op in ("max", "min") and acc_cls == "f" else OMP_OP[op]
+                self.line(f"#pragma omp simd reduction({red}:{acc})")
                 self.open(f"for (int64_t {r} = 0; {r} < {ext}; ++{r})")
                 t, c = self.elem(src, oidx[:ax] + [r] + oidx[ax:])
                 self.line(combine(op, acc, conv(t, c, acc_cls)))

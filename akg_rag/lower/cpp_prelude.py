@@ -184,6 +184,11 @@ template <typename T> inline T hardswish(T x) { return x * hardsigmoid(x); }
 template <typename T> inline T logsigmoid(T x) { return std::min(x, T(0)) - std::log1p(std::exp(-std::abs(x))); }
 
 }  // namespace akg
+
+// NaN-keeping max/min reductions for ``omp simd``: its built-in max/min combine the lanes'
+// partial results as if no NaN could occur (a row holding one came out -inf)
+#pragma omp declare reduction(akg_max : float, double : omp_out = akg::vmax(omp_out, omp_in)) initializer(omp_priv = omp_orig)
+#pragma omp declare reduction(akg_min : float, double : omp_out = akg::vmin(omp_out, omp_in)) initializer(omp_priv = omp_orig)
 #endif  // AKG_CPP_PRELUDE
 """.replace("STACK_TILE_BYTES", str(STACK_TILE_BYTES))
 

@@ -16,6 +16,7 @@ import torch
 from akg_rag.lower.region import Expr
 
 _FLOAT = ("float16", "bfloat16", "float32", "float64")
+_WIDTH = {"float16": 16, "bfloat16": 16, "float32": 32, "float64": 64}
 
 # aten/prims name -> sketch unary op
 _UNARY = {
@@ -60,7 +61,11 @@ def _to(x: Expr, have: str | None, want: str) -> Expr:
     if have == want or have is None:
         return x
     if _is_float(have) and _is_float(want):
-        return x  # compute runs in f32 (f64 for f64): width changes happen at load and store
+        # compute runs in f32 (f64 for f64): a widening is free; a narrowing the task asks for
+        # (``.to(torch.bfloat16)`` between two computations) rounds there, as eager does
+        if _WIDTH[want] > _WIDTH[have] or x.op == "const":
+            return x
+        return Expr.call("cast", x, dtype=want)
     if x.op == "const":
         v = x.value
         if want == "bool":
@@ -92,6 +97,14 @@ def _pow(base: Expr, exp: Any) -> Expr:
     return Expr.call("pow", base, _const(exp))
 
 
+def _promoted(dtypes: list[str]) -> str:
+    """torch's promotion of tensor dtypes (``int32`` and ``int64`` -> ``int64``)."""
+    out = getattr(torch, dtypes[0])
+    for d in dtypes[1:]:
+        out = torch.promote_types(out, getattr(torch, d))
+    return str(out).removeprefix("torch.")
+
+
 def pointwise_expr(name: str, args: list[Any], kwargs: dict, in_dtypes: list[str | None],
                    out_dtype: str) -> Expr | None:
     """The ``Expr`` of ``name(*args, **kwargs)``; tensor args are Exprs, ``in_dtypes`` their dtypes
@@ -99,11 +112,15 @@ def pointwise_expr(name: str, args: list[Any], kwargs: dict, in_dtypes: list[str
     fn = _SPECIAL.get(name)
     if name == "div" and kwargs.get("rounding_mode", args[2] if len(args) > 2 else None):
         fn = _div_mode
-    # the dtype the op computes in: the result's when floating, else a floating operand's, else
-    # the first operand's (integer and bool ops, comparisons of integers)
+    # the dtype the op computes in: the result's when floating or when the op is integer or bool
+    # arithmetic (bool + int32 adds int32s); for a comparison (a bool result) the operands'
+    # promoted dtype, floating ones first (a float tensor against an int64 one compares floats)
     floats = [d for d in in_dtypes if _is_float(d)]
     known = [d for d in in_dtypes if d is not None]
-    work = out_dtype if _is_float(out_dtype) else (floats or known or [out_dtype])[0]
+    if _is_float(out_dtype) or out_dtype != "bool" or not known:
+        work = out_dtype
+    else:
+        work = _promoted(floats or known)
 
     def conv(i: int) -> Expr:
         a = args[i]

@@ -8,7 +8,7 @@
   as a constant: it is what a full reduction writes.
 * :class:`Ablate` runs one forward with every launch skipped (Triton) or its results discarded
   (extension functions): the tensors the launch could have written are filled with NaN (integers
-  with their most negative value; booleans are left as they are), except the
+  with their most negative value; booleans are negated), except the
   forward's own inputs and the model's parameters. If that forward still matches the reference --
   the judge compares it -- the output does not depend on the kernels at all (guard
   ``torch_fallback``), whichever aten ops torch used to compute it.
@@ -76,7 +76,12 @@ class Ablate:
                 continue
             if t.is_floating_point() or t.is_complex():
                 t.fill_(float("nan"))
-            elif t.dtype != torch.bool:
+            elif t.dtype == torch.bool:
+                # no value is out of a mask's range: flip every element, so a freshly allocated
+                # output that holds the right answer (the reference's freed output, reused by the
+                # allocator) no longer does
+                t.logical_not_()
+            else:
                 # integers (argmax indices): the most negative value, which no index or count takes;
                 # left alone, a freshly allocated output can hold the previous call's right answer
                 t.fill_(torch.iinfo(t.dtype).min)

@@ -311,6 +311,24 @@ sketch row_argmax {
 }
 """
 
+SKETCHES["row_max_min"] = """
+sketch row_max_min {
+  symbols: M, N
+  tensors: x[M, N]: f32 in; y[M]: f32 out; z[M]: f32 out
+
+  @llm_hint("parallel", "core")
+  for m in range(M):
+    row = alloc([N], f32)
+    load(x[m, 0:N] -> row)
+    a = alloc([1], f32)
+    a = reduce_max(row, axis=0)
+    store(a -> y[m:m + 1])
+    b = alloc([1], f32)
+    b = reduce_min(row, axis=0)
+    store(b -> z[m:m + 1])
+}
+"""
+
 SKETCHES["col_argmin"] = """
 sketch col_argmin {
   symbols: M, N
@@ -457,6 +475,17 @@ def test_argmax_and_argmin_give_the_first_extreme_index(ext):
     z = torch.empty(10, dtype=torch.int64)
     ext.col_argmin(x, z)
     assert torch.equal(z, torch.argmin(x, 0))
+
+
+def test_max_and_min_of_a_row_holding_a_nan_are_nan(ext):
+    """torch.amax / amin: NaN where the row holds one (omp simd's own max/min reduction lost it:
+    such a row came out -inf)."""
+    x = torch.randn(6, 301)
+    x[1, 100] = x[4, 300] = x[5, 0] = float("nan")
+    y, z = torch.empty(6), torch.empty(6)
+    ext.row_max_min(x, y, z)
+    torch.testing.assert_close(y, x.amax(1), equal_nan=True)
+    torch.testing.assert_close(z, x.amin(1), equal_nan=True)
 
 
 def test_scans_along_the_last_and_the_first_axis(ext):

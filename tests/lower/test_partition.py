@@ -241,6 +241,32 @@ class Model(nn.Module):
     assert_program_matches(path, prog)
 
 
+def test_mixed_integer_and_bool_operands_promote_as_torch(write_task):
+    """bool + int32 adds int32s (it once cast the int32 operand to bool: 7 + True gave 1);
+    int32 against int64 compares int64s (3e9 does not fit an int32)."""
+    path, prog = _lower(write_task, _task("""
+class Model(nn.Module):
+    def forward(self, b, i, j):
+        return b + i, i * j - 1, j > i, (b | (i > 0)) & ~(j < 0)
+""", "[torch.rand(3, 4) > 0.5, torch.randint(-9, 9, (3, 4), dtype=torch.int32), "
+    "torch.randint(-9, 9, (3, 4)) * 3_000_000_000]"))
+    assert_program_matches(path, prog)
+
+
+def test_a_narrowing_cast_between_computations_rounds_there(write_task):
+    """``.to(torch.bfloat16)`` then ``.float()``: eager rounds to bfloat16 in between, so the
+    lowering must too (the softmax after it amplifies a missed rounding past f32 tolerances)."""
+    path, prog = _lower(write_task, _task("""
+class Model(nn.Module):
+    def forward(self, x):
+        y = (x * 1.7 + 0.3).to(torch.bfloat16)
+        return (y.float() * 40.0).softmax(-1), y.to(torch.float16).float() - y.float()
+""", "[torch.randn(4, 33)]"))
+    (k,) = [r for r in _kernels(prog) if r.kind == "reduction"]
+    assert "cast" in _ops(k.outputs[0].expr)
+    assert_program_matches(path, prog)
+
+
 def test_an_op_with_non_tensor_results_stays_a_named_fallback(write_task):
     from akg_rag.lower.assemble import lower_task
 
