@@ -140,6 +140,8 @@ def _forward(program: Program, positions: list[int], kernels: dict[str, KernelSo
             shapes = _region_shapes(step)
             args = [n if shapes[n] else f"{n}.reshape(1)" for n in src.tensors]
             lines.append(f"        {call}{src.entry}({', '.join(args)})")
+    for path, v in program.writes:  # state forward also reads: the next call sees the update
+        lines.append(f"        {_access('self._w', path)}.copy_({v.name})")
     outs = [v.name for v in program.outputs]
     if program.returns_tuple:
         lines.append(f"        return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")

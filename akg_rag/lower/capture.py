@@ -11,9 +11,9 @@ cumsum/cumprod) stay single nodes.
 A decomposition may itself emit an in-place op (``clamp_min_``) that the outer functionalisation
 never sees: one on a tensor the decomposition made is rewritten out of place; one that writes
 through a view of it (``copy_`` into a slice) makes tracing run once more, under ``functionalize``
-over the first graph, which turns such writes into ``slice_scatter``/``select_scatter``. Mutations of parameters and buffers (batch norm's running
-statistics in training mode) do not reach ``forward``'s outputs and are dropped (listed in
-``Captured.dropped``).
+over the first graph, which turns such writes into ``slice_scatter``/``select_scatter``. Mutations of parameters and buffers that no output reads
+(batch norm's running statistics in training mode) are dropped (listed in ``Captured.dropped``);
+one whose state forward also reads is written back (``Captured.written``): a later call sees it.
 """
 
 from __future__ import annotations
@@ -84,6 +84,8 @@ class Captured:
     input_sets: int = 1                     # how many input sets the task gives (dynamic shapes)
     lifted: list[str] = field(default_factory=list)  # plain tensor attributes taken as inputs
     #                                                  (forward mutates one), among param_names
+    written: list[str] = field(default_factory=list)  # state forward updates and also reads: the
+    #                                                   graph's last outputs are their new values
 
     @property
     def placeholders(self) -> list[torch.fx.Node]:
@@ -209,7 +211,7 @@ def capture(task_path: str | Path, source: str | None = None, input_set: int = 0
             gm, out, names = _trace(path, model, args, positions, redirect)
         except TaskError:
             raise e from None
-    dropped = _drop_mutations(gm, names)
+    dropped, written = _drop_mutations(gm, names)
     _out_of_place(gm)
     _whole_dropout(gm)
     matvec_as_reduction(gm)
@@ -236,7 +238,7 @@ def capture(task_path: str | Path, source: str | None = None, input_set: int = 0
     return Captured(path=path, gm=gm, param_names=names, input_count=len(positions),
                     input_positions=positions, arg_count=len(args), constants=constants,
                     attributes=attributes, returns_tuple=isinstance(out, (tuple, list)),
-                    dropped=dropped, input_sets=len(sets), lifted=lifted)
+                    dropped=dropped, input_sets=len(sets), lifted=lifted, written=written)
 
 
 def _trace(path: Path, model: torch.nn.Module, args: list, positions: list[int],
@@ -348,20 +350,57 @@ def _check_outputs(path: Path, out: Any) -> None:
         raise TaskError(path, "forward must return a tensor or a flat tuple of tensors")
 
 
-def _drop_mutations(gm: torch.fx.GraphModule, names: list[str]) -> list[str]:
-    """Remove ``copy_`` into placeholders (state updates that never reach an output)."""
-    holders = {n: i for i, n in enumerate(n for n in gm.graph.nodes if n.op == "placeholder")}
-    dropped: list[str] = []
+def _drop_mutations(gm: torch.fx.GraphModule, names: list[str]) -> tuple[list[str], list[str]]:
+    """Remove ``copy_`` into placeholders; returns (dropped, written back).
+
+    A state update no output reads (batch norm's running statistics in training mode) is dropped.
+    One whose parameter or buffer ``forward`` also reads on the way to an output (an output that
+    adds the running mean) is kept: a later call reads the updated state, so the candidate must
+    write it back. Its new value becomes an extra output of the graph, after forward's own, in the
+    order of the names returned second. Writes into forward's arguments are always dropped (the
+    caller's tensors: outputs read the new values inside the graph)."""
+    holders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    index = {n: i for i, n in enumerate(holders)}
+    updates: list[tuple[int, Any]] = []
     for node in list(gm.graph.nodes):
         if node.op == "call_function" and getattr(node.target, "__name__", "").split(".")[0] in _MUTATIONS:
-            target = node.args[0]
-            if target in holders and not node.users:
-                i = holders[target]
-                dropped.append(names[i] if i < len(names) else f"input{i - len(names)}")
+            target, value = node.args[0], node.args[1]
+            if target in index and node.users and _same_tensor_type(target, value):
+                node.replace_all_uses_with(value)   # a later read of the updated state: its value
+            if target in index and not node.users:
+                updates.append((index[target], value))
                 gm.graph.erase_node(node)
+    out = next(n for n in gm.graph.nodes if n.op == "output")
+    read: set[torch.fx.Node] = set()     # every node an output depends on
+    todo = [a for a in tree_flatten(out.args[0])[0] if isinstance(a, torch.fx.Node)]
+    while todo:
+        n = todo.pop()
+        if n not in read:
+            read.add(n)
+            todo.extend(n.all_input_nodes)
+    dropped: list[str] = []
+    written: list[str] = []
+    values: list[torch.fx.Node] = []
+    for i, value in updates:
+        name = names[i] if i < len(names) else f"input{i - len(names)}"
+        if i < len(names) and holders[i] in read and isinstance(value, torch.fx.Node):
+            written.append(name)
+            values.append(value)
+        else:
+            dropped.append(name)
+    if values:
+        out.args = (tuple(tree_flatten(out.args[0])[0]) + tuple(values),)
     gm.graph.eliminate_dead_code()
     gm.recompile()
-    return dropped
+    return dropped, written
+
+
+def _same_tensor_type(a: Any, b: Any) -> bool:
+    """Whether two nodes' values have one shape and dtype (so ``b`` can stand for ``a.copy_(b)``)."""
+    va = getattr(a, "meta", {}).get("val")
+    vb = getattr(b, "meta", {}).get("val")
+    return isinstance(va, torch.Tensor) and isinstance(vb, torch.Tensor) and va.shape == vb.shape \
+        and va.dtype == vb.dtype
 
 
 def _out_of_place(gm: torch.fx.GraphModule) -> None:

@@ -255,6 +255,7 @@ class Partitioner:
             self.done.add(node)
         self.cores.find_reverse_scans(cap.gm.graph)
         outputs: list[Value] = []
+        writes: list[tuple[str, Value]] = []
         for node in cap.gm.graph.nodes:
             if node.op == "get_attr":
                 self.visit_constant(node)
@@ -266,11 +267,15 @@ class Partitioner:
             elif node.op == "output":
                 flat = tree_flatten(node.args[0])[0]
                 outputs = [self.use(self.value_of(a)) for a in flat]
+                # the last ones are state written back (capture: Captured.written)
+                writes = list(zip(cap.written, outputs[len(outputs) - len(cap.written):]))
+                outputs = outputs[:len(outputs) - len(cap.written)]
             self.done.add(node)
         for g in list(self.open):
             self.close(g)
         return Program(inputs=self.inputs, params=self.params, constants=self.constants,
-                       steps=drop_dead_writes(self.steps, outputs), outputs=outputs, returns_tuple=cap.returns_tuple,
+                       steps=drop_dead_writes(self.steps, outputs + [v for _, v in writes]), outputs=outputs,
+                       returns_tuple=cap.returns_tuple, writes=writes,
                        attributes=frozenset(p for p in [*cap.attributes.values(), *cap.lifted]
                                             if p in self.params))
 

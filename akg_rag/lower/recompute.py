@@ -169,7 +169,7 @@ def recompute_gathered(program: Program, keep: frozenset[str] = frozenset()) -> 
     stay as they are."""
     new_value = value_factory(program)
     steps = list(program.steps)
-    outputs = {v.name for v in program.outputs}
+    outputs = program.live_out()
     while (found := _candidate(steps, outputs, keep)) is not None:
         steps = _recompute(steps, found, new_value)
     return replace(program, steps=steps)

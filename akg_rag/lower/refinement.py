@@ -456,7 +456,7 @@ def fuse_reshaped(program: Program, keep: frozenset[str] = frozenset()) -> Progr
     values get unused names."""
     new_value = value_factory(program)
     steps = list(program.steps)
-    outputs = {v.name for v in program.outputs}
+    outputs = program.live_out()
     unfit: set[str] = set()   # pool kernels a producer could not join (no full-shape operand)
     while True:
         if (plan := _find(steps, outputs, keep)) is not None:

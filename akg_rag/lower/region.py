@@ -301,3 +301,9 @@ class Program:
     returns_tuple: bool = False        # forward returned a tuple/list (even of one tensor)
     attributes: frozenset[str] = frozenset()  # the params that are plain tensor attributes (no
     #                                           parameter or buffer: .to(device) leaves them)
+    writes: list[tuple[str, Value]] = field(default_factory=list)  # state updates written back
+    #                                  after the steps: param path -> its new value (Captured.written)
+
+    def live_out(self) -> set[str]:
+        """Names of the values that must survive the steps: the outputs and the state written back."""
+        return {v.name for v in self.outputs} | {v.name for _, v in self.writes}

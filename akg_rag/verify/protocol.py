@@ -31,8 +31,8 @@ from akg_rag.verify.guards import dedupe, violation
 from akg_rag.verify.hooks import GuardError, Hooks
 from akg_rag.verify.ops import OpRecorder
 from akg_rag.verify.options import VerifyOptions
-from akg_rag.verify.tensors import (draw_inputs, fingerprint, oom_where, reseed, storage_ptrs, tensors_of,
-                                    tree_map)
+from akg_rag.verify.tensors import (BufferState, draw_inputs, fingerprint, oom_where, reseed, storage_ptrs,
+                                    tensors_of, tree_map)
 from akg_rag.verify.timing import Runs, capture_graph, graph_error_text, storages
 
 MAX_BLOCK_RUNS = 10_000     # runs per timed block (the judge's plans ask for 1000 at most)
@@ -117,6 +117,7 @@ class CandidateSide:
         self.phase("constructing ModelNew")
         torch.manual_seed(self.opts.seed)
         self.model = cls(*self.init_inputs).to(self.device)
+        self.state = BufferState(self.model)
         return self.model
 
     # -- helpers -----------------------------------------------------------------------------
@@ -143,6 +144,7 @@ class CandidateSide:
         before = [fingerprint(t) for t in tensors_of(inputs)]
         launches, custom = self.hooks.launches, len(self.rec.custom)
         reseed(seed)
+        self.state.restore()
         with torch.no_grad(), self.rec:
             out = self.model(*inputs)
         self._sync()
@@ -200,6 +202,7 @@ class CandidateSide:
         self.hooks.observer = classify
         try:
             reseed(int(msg["seed"]))
+            self.state.restore()
             with torch.no_grad():
                 self.model(*tree_map(inputs, torch.clone))
             self._sync()
@@ -208,6 +211,7 @@ class CandidateSide:
             protected = storage_ptrs(cin) | storage_ptrs(list(self.model.parameters()) + list(self.model.buffers()))
             self.hooks.observer = Ablate(protected)
             reseed(int(msg["ablate_seed"]))   # the judge's reference for this output was seeded alike
+            self.state.restore()
             try:
                 with torch.no_grad():
                     out = self.model(*cin)

@@ -19,8 +19,8 @@ import torch
 from akg_rag.verify import figures as task_figures
 from akg_rag.verify.ops import OpRecorder
 from akg_rag.verify.options import VerifyOptions
-from akg_rag.verify.tensors import (content_print, draw_inputs, fingerprint, oom_where, reseed, tensors_of,
-                                   tree_map)
+from akg_rag.verify.tensors import (BufferState, content_print, draw_inputs, fingerprint, oom_where, reseed,
+                                   tensors_of, tree_map)
 from akg_rag.verify.timing import Measurement, measure
 
 
@@ -125,6 +125,7 @@ class Reference:
         init_inputs = list(self.task.get_init_inputs())
         torch.manual_seed(self.opts.seed)
         self.model = self.task.model_cls(*init_inputs).to(self.device)
+        self.state = BufferState(self.model)
 
     def inputs(self, seed: int) -> list[list[Any]]:
         """Every input list of the task drawn from ``seed`` on the reference's device."""
@@ -141,6 +142,7 @@ class Reference:
                     prints.extend(content_print(t) for t in tensors_of(inputs))
                 before = [fingerprint(t) for t in tensors_of(inputs)] if record else []
                 reseed(seed)     # as the candidate process does before its forward on these inputs
+                self.state.restore()
                 if record:
                     rec = OpRecorder()
                     with rec:

@@ -70,6 +70,23 @@ def reseed(draw_seed: int) -> None:
     torch.cuda.manual_seed_all(seed)   # every CUDA device's generator, said outright; lazy until CUDA starts
 
 
+class BufferState:
+    """A module's buffers as they were when it was built, put back before every checked forward.
+
+    The judge calls the reference and the candidate different numbers of times (timing runs, the
+    attribution's forwards), so a task whose outputs read state its forward updates (a running
+    mean, a call counter) would compare two models at different points of their histories. Each
+    checked forward on either side therefore starts from the state both were built with."""
+
+    def __init__(self, model: torch.nn.Module) -> None:
+        self.saved = [(b, b.detach().clone()) for b in model.buffers()]
+
+    def restore(self) -> None:
+        with torch.no_grad():
+            for b, s in self.saved:
+                b.copy_(s)
+
+
 def words(t: torch.Tensor) -> torch.Tensor:
     """The tensor's bytes as a flat integer tensor (int32 words where the size allows)."""
     flat = t.detach().contiguous().reshape(-1)

@@ -210,3 +210,49 @@ def test_a_given_sketch_replaces_the_emitted_one_and_lowers(tmp_path):
         lower_task(path, "triton", "cuda", sketches={"k0": wrong})
     with pytest.raises(ConfigError, match="no kernel named k7"):
         lower_task(path, "triton", "cuda", sketches={"k7": _ROW_SKETCH})
+
+
+_STATEFUL = """
+import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("count", torch.zeros(1))
+        self.register_buffer("ema", torch.zeros(6))
+        self.bn = nn.BatchNorm1d(6)
+
+    def forward(self, x):
+        self.count += 1
+        self.ema.mul_(0.9).add_(0.1 * x.mean(0))
+        return self.bn(x) - self.ema * self.count + self.bn.running_mean
+
+def get_inputs():
+    return [torch.randn(4, 6)]
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_state_that_forward_reads_is_written_back_and_the_rest_dropped(tmp_path):
+    """A buffer forward updates and also reads (a counter, a running mean an output adds) must be
+    updated by the candidate too, or its second call differs; running_var and the batch counter
+    reach no output and stay dropped."""
+    path = tmp_path / "stateful.py"
+    path.write_text(_STATEFUL)
+    source, report = lower_task(path, "triton", "cuda")
+    assert sorted(report.dropped) == ["bn.num_batches_tracked", "bn.running_var"]
+    assert source.count(".copy_(") == 3      # count, ema, bn.running_mean
+    (tmp_path / "stateful_cand.py").write_text(source)
+    cand = _load_module(tmp_path / "stateful_cand.py")
+    ns: dict = {}
+    exec(compile(_STATEFUL, "stateful", "exec"), ns)
+    torch.manual_seed(0)
+    ref = ns["Model"]()
+    torch.manual_seed(0)
+    new = cand.ModelNew()
+    for _ in range(3):
+        x = torch.randn(4, 6)
+        torch.testing.assert_close(new(x), ref(x))

@@ -57,6 +57,7 @@ TRITON_BATCH: dict[str, tuple[str, dict]] = {
     "rt_write_outside": ("rowscale", {}),
     "triton_identity": ("rowscale", {}),
     "triton_decorative_aten": ("rowscale", {}),
+    "triton_stateful": ("counter", {}),
 }
 
 

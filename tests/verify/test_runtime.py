@@ -54,6 +54,15 @@ def test_a_buffer_holding_an_earlier_calls_output_does_not_make_a_launch_look_un
     assert r.partial and not r.guard_violations
 
 
+def test_a_stateful_task_compares_calls_made_from_the_same_state(batch):
+    """The output reads a call counter forward bumps: the judge calls the candidate more often
+    than the reference (timing, attribution), so each checked forward starts both from the state
+    they were built with; without that, this correct candidate failed after timing."""
+    r = batch["triton_stateful"]
+    assert r.status == "correct", r.feedback + r.log
+    assert not r.guard_violations
+
+
 def test_dynamic_shapes_every_input_set_must_pass(batch):
     assert batch["triton_correct@dyn"].status == "correct"
     assert "2 input set(s)" in batch["triton_correct@dyn"].feedback
