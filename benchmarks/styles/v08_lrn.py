@@ -1,0 +1,8 @@
+import torch, torch.nn as nn
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__(); self.n = nn.LocalResponseNorm(3)
+    def forward(self, x):
+        return self.n(x)
+def get_inputs(): return [torch.randn(2, 6, 5, 5)]
+def get_init_inputs(): return []
