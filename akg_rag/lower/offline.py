@@ -48,6 +48,7 @@ class LaunchReport:
     vector_loads: int = 0           # of which 8 or 16 bytes wide (.v2 / .v4, cp.async of 8 / 16)
     load_layouts: list[str] = field(default_factory=list)   # TTGIR layout of each tile load
     mma: int = 0                    # tensor-core instructions in the PTX (wgmma, mma.sync)
+    instructions: int = 0           # PTX instructions (statements; not directives, labels or comments)
     shared_bytes: int = 0           # shared memory one program needs (Triton's pipeline buffers and scratch)
     error: str = ""
 
@@ -151,6 +152,8 @@ def _compile(launch: _Launch, arch: int) -> LaunchReport:
     rep.vector_loads = len(re.findall(r"\bld\.global[\w.]*\.v[24]\.", ptx)) + \
         len(re.findall(r"\bcp\.async\.c[ag]\.shared\.global[^;]*,\s*(?:16|8|0x10|0x8)\s*(?:,|;)", ptx))
     rep.mma = len(re.findall(r"\b(?:wgmma\.mma_async|mma\.sync)\.", ptx))
+    rep.instructions = sum(1 for ln in ptx.splitlines()
+                           if ln.strip().endswith(";") and not ln.strip().startswith((".", "//")))
     layouts = dict(re.findall(r"^(#\w+) = (#ttg\.\w+<.*>)$", ttgir, re.M))
     rep.load_layouts = [layouts.get(m, m) for m in re.findall(r"tt\.load .*?: tensor<.*?, (#\w+)>", ttgir)]
     rep.registers, rep.spill_bytes = _ptxas(ptx, arch)
@@ -190,7 +193,7 @@ def _line(r: LaunchReport) -> str:
     flag = "  SPILLS" if r.spill_bytes else ""
     return (f"{r.kernel}: grid {r.grid}, {r.num_warps} warps, {r.num_stages} stages; {r.registers} registers, "
             f"{r.spill_bytes} bytes spilled{flag}; {r.shared_bytes} bytes of shared memory; "
-            f"{r.loads} global loads, {r.vector_loads} vectorised"
+            f"{r.loads} global loads, {r.vector_loads} vectorised; {r.instructions} PTX instructions"
             + (f"; {r.mma} tensor-core instructions" if r.mma else "")
             + (f"\n    load layouts: {warps}" if warps else ""))
 
