@@ -5,7 +5,8 @@
 records every kernel launch with the arguments Triton would specialise on (integers equal to 1,
 multiples of 16, 16-byte aligned pointers), compiles each launch for ``sm_<arch>`` exactly as the
 launch would, and reports per launch: grid, warps, stages, registers and spill bytes (``ptxas
--v``), and the loads (how many, how many vectorised, the thread layout of each tile).
+-v``), the loads (how many, how many vectorised, the thread layout of each tile) and the PTX
+instruction count (``benchmarks/offline_diff.py`` compares two candidate trees by these).
 
 What it tells before any GPU time is spent: a kernel that spills at its default tunables, a tile
 whose warps walk a strided dim, a load that could be vectorised and is not, a launch that needs
