@@ -300,7 +300,10 @@ class ExprWriter:
         a = self.t.type_of(e.args[0])
         dt = e.args[1].id  # type: ignore[union-attr]
         em = self.convert(self.expr(e.args[0]), a, r.dtype)
-        if dt in ("f16", "bf16", "i8", "i16", "u8"):  # round / wrap through the narrow type
+        if dt == "bf16":  # rounded to nearest even on the interpreter too (triton_ops: bf16)
+            self.helpers.add("bf16")
+            return Em(f"_bf16({em.text}).to({COMPUTE_TL[r.dtype]})")
+        if dt in ("f16", "i8", "i16", "u8"):  # round / wrap through the narrow type
             em = Em(f"{em.at(ATOM)}.to({ops.STORAGE[dt]}).to({COMPUTE_TL[r.dtype]})")
             if a.rank == 0 and r.rank == 0:
                 em = Em(f"tl.cast(tl.cast({self.convert(self.expr(e.args[0]), a, r.dtype).text}, "

@@ -288,6 +288,9 @@ class KernelWriter(ExprWriter):
             em = self.reshape(em, v, VType(tile.shape, v.dtype))
         if decl.dtype == "bool":
             em = self.convert(em, v, "bool")
+        elif decl.dtype == "bf16" and v.dtype != "bf16":  # rounded to nearest even (triton_ops: bf16)
+            self.helpers.add("bf16")
+            em = Em(f"_bf16({em.text})")
         elif ops.STORAGE[decl.dtype] != COMPUTE_TL[v.dtype]:
             em = Em(f"{em.at(ATOM)}.to({ops.STORAGE[decl.dtype]})") if v.rank else \
                 Em(f"tl.cast({em.text}, {ops.STORAGE[decl.dtype]})")

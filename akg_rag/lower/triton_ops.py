@@ -159,6 +159,15 @@ _plain("dot_bf16", """    # bfloat16 operands on the tensor cores, f32 accumulat
     else:
         return tl.dot(x.to(tl.float32), y.to(tl.float32), acc)
 """, args="x, y, acc")
+_plain("bf16", """    # to bfloat16, rounding to nearest even as the GPU's conversion does; the interpreter
+    # (TRITON_INTERPRET=1, triton 3.7) truncates, so there the bits are rounded first
+    if _LIBDEVICE:
+        return x.to(tl.bfloat16)
+    else:
+        b = x.to(tl.float32).to(tl.uint32, bitcast=True)
+        b = (b + 0x7FFF + ((b >> 16) & 1)) & 0xFFFF0000
+        return tl.where(x != x, x, b.to(tl.float32, bitcast=True)).to(tl.bfloat16)
+""")
 _plain("prod_combine", "    return x * y\n", args="x, y")
 _plain("max_combine", "    return tl.maximum(x, y)\n", args="x, y")
 # float max/min reductions: a NaN anywhere is the result, as in torch (tl.max / tl.min drop NaNs)

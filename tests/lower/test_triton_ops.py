@@ -164,6 +164,21 @@ def test_reductions_and_scans_ignore_padded_lanes(build, device, op):
     torch.testing.assert_close(y, ref.reshape(y.shape), atol=1e-5, rtol=1e-4)
 
 
+@pytest.mark.parametrize("expr,out", [("t", "bf16"), ("cast(t, bf16)", "f32")])
+def test_bfloat16_rounds_to_nearest_even(build, device, expr, out):
+    """A store into a bf16 tensor and a cast through bf16 round to nearest even, as torch and the
+    GPU do; the interpreter's own conversion truncates (half of random values came out one bf16
+    step toward zero)."""
+    x = _input(device, -3, 3)
+    x[0, :4] = torch.tensor([float("nan"), float("inf"), -float("inf"), 3.0e38])
+    fn, _, _ = build(UNARY_SKETCH.format(name="tobf16", out=out, expr=expr), "tobf16")
+    y = torch.empty(x.shape, device=device, dtype=torch.bfloat16 if out == "bf16" else torch.float32)
+    fn(x, y)
+    want = x.bfloat16() if out == "bf16" else x.bfloat16().float()
+    assert torch.equal(y.isnan(), want.isnan())
+    assert torch.equal(y[~y.isnan()], want[~want.isnan()])
+
+
 @pytest.mark.parametrize("op", ["reduce_max", "reduce_min", "scan_max"])
 def test_max_and_min_reductions_keep_a_nan(build, device, op):
     """torch.amax / amin / cummax return NaN where the row holds one; tl.max drops it."""
