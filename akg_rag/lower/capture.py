@@ -52,7 +52,7 @@ _EXTRA_DECOMPOSED = (
 # Ops kept whole: the cores of GEMM, conv, pool and scan regions, and reductions the partitioner
 # reads directly (mean is sum / numel there, which keeps the count symbolic).
 _KEPT = (
-    "mm", "bmm", "addmm", "mv", "convolution", "cumsum", "cumprod", "mean", "amax", "amin",
+    "mm", "bmm", "addmm", "mv", "convolution", "cumsum", "cumprod", "cummax", "cummin", "mean", "amax", "amin",
     "max_pool1d", "max_pool2d_with_indices", "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d",
     "avg_pool3d", "_adaptive_avg_pool2d", "adaptive_avg_pool1d",
 )

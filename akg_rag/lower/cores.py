@@ -75,7 +75,7 @@ class CoreBuilder:
             return self.pool(node, *_POOLS[name])
         if name in ("_adaptive_avg_pool2d", "adaptive_avg_pool1d", "_adaptive_avg_pool3d"):
             return self.adaptive_pool(node)
-        if name in ("cumsum", "cumprod"):
+        if name in ("cumsum", "cumprod", "cummax", "cummin"):
             return self.scan(node, name)
         return False
 
@@ -335,8 +335,12 @@ class CoreBuilder:
         from akg_rag.lower.partition import _Sym
 
         p = self.p
+        with_indices = name in ("cummax", "cummin")   # (values, indices): the values only
+        if with_indices and any(u.args[1] != 0 and u.users for u in node.users):
+            return False
+        val = node.meta["val"][0] if with_indices else node.meta["val"]
         src = self.reverse_scans.get(node, node.args[0])
-        shape = _shape(node)
+        shape = tuple(int(s) for s in val.shape)
         rank = len(shape)
         if rank == 0:
             return False
@@ -344,11 +348,13 @@ class CoreBuilder:
         x = p.as_sym(src)
         if x.group is not None:
             x = p.as_sym_stored(src)
-        out_dtype = _dtype(node.meta["val"])
+        out_dtype = _dtype(val)
         e = x.expr if x.dtype in _FLOAT or x.dtype == out_dtype else Expr.call("cast", x.expr, dtype=out_dtype)
-        region = ScanRegion(inputs=[], op="sum" if name == "cumsum" else "prod", dim=d, expr=e,
+        op = {"cumsum": "sum", "cumprod": "prod", "cummax": "max", "cummin": "min"}[name]
+        region = ScanRegion(inputs=[], op=op, dim=d, expr=e,  # type: ignore[arg-type]
                             reverse=node in self.reverse_scans, outputs=[], shape=shape)
         g = p.open_group(region, shape)
         region.expr = p.bind(g, e)
-        p.env[node] = _Sym(Expr("acc"), shape, out_dtype, g, "full")
+        sym = _Sym(Expr("acc"), shape, out_dtype, g, "full")
+        p.env[node] = (sym, None) if with_indices else sym
         return True

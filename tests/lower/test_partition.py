@@ -267,6 +267,25 @@ class Model(nn.Module):
     assert_program_matches(path, prog)
 
 
+def test_cummax_and_cummin_values_are_scans_and_their_indices_a_fallback(write_task):
+    path, prog = _lower(write_task, _task("""
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.cummax(x, dim=1).values + torch.cummin(x, 0)[0] * 2
+""", "[torch.randn(5, 9)]"))
+    assert [r.kind for r in _kernels(prog)].count("scan") == 2
+    assert not [s for s in prog.steps if isinstance(s, FallbackStep)]
+    assert_program_matches(path, prog)
+    path, prog = _lower(write_task, _task("""
+class Model(nn.Module):
+    def forward(self, x):
+        v, i = torch.cummax(x, dim=1)
+        return v * i
+""", "[torch.randn(5, 9)]"))
+    assert [s.op for s in prog.steps if isinstance(s, FallbackStep)] == ["aten.cummax.default"]
+    assert_program_matches(path, prog)
+
+
 def test_an_op_with_non_tensor_results_stays_a_named_fallback(write_task):
     from akg_rag.lower.assemble import lower_task
 
