@@ -155,6 +155,9 @@ def _print_summary(result: dict) -> None:
           f"{' (partial)' if r['partial'] else ''}")
     if r.get("library"):
         print(f"  library cores: {', '.join(r['library'])}")
+    if r.get("written") or r.get("dropped"):
+        print(f"  state written back: {', '.join(r.get('written') or []) or 'none'}; "
+              f"state updates no output reads, dropped: {', '.join(r.get('dropped') or []) or 'none'}")
     if "verdict" in result:
         v = result["verdict"]
         print(f"  verdict: {v['status']}" + (f" (partial: {', '.join(v['partial_ops'])})" if v.get("partial") else ""))

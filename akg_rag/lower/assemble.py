@@ -55,6 +55,7 @@ class LoweringReport:
     views: int                                 # host-side view steps
     partial: bool                              # some computation stays a torch call
     dropped: list[str] = field(default_factory=list)   # state updates that reach no output
+    written: list[str] = field(default_factory=list)   # state updates forward also reads: written back
     program: str = ""                          # readable listing of the partition
     cores: str = "generated"                   # core mode: "generated" or "library"
     library: list[str] = field(default_factory=list)   # library cores (aten ops), in order
@@ -327,7 +328,7 @@ def lower_task(task_path: str | Path, dsl: str, backend: str, *, sketch_only: bo
                                    if isinstance(s, FallbackStep) and not isinstance(s, LibraryStep)))
     report = LoweringReport(task=str(path), dsl=dsl, backend=backend, kernels=reports,
                             fallbacks=fallbacks, views=sum(isinstance(s, ViewStep) for s in program.steps),
-                            partial=bool(fallbacks or library), dropped=dropped,
+                            partial=bool(fallbacks or library), dropped=dropped, written=list(cap.written),
                             program="\n\n".join(format_program(p) for p in programs),
                             cores=cores, library=library)
     if sketch_only:

@@ -244,6 +244,7 @@ def test_state_that_forward_reads_is_written_back_and_the_rest_dropped(tmp_path)
     path.write_text(_STATEFUL)
     source, report = lower_task(path, "triton", "cuda")
     assert sorted(report.dropped) == ["bn.num_batches_tracked", "bn.running_var"]
+    assert sorted(report.written) == ["bn.running_mean", "count", "ema"]
     assert source.count(".copy_(") == 3      # count, ema, bn.running_mean
     (tmp_path / "stateful_cand.py").write_text(source)
     cand = _load_module(tmp_path / "stateful_cand.py")
