@@ -6,14 +6,16 @@ CUDA redirection (:class:`akg_rag.analysis.trace.MetaRedirect`), so ``.cuda()`` 
 ``torch.func.functional_call``: parameters and buffers become graph inputs, named. Composite ops
 (softmax, the norms, gelu, the losses, ...) are decomposed into pointwise ops and reductions by
 torch's own decompositions; the cores a region keeps whole (mm/bmm/addmm, convolution, pooling,
-cumsum/cumprod) stay single nodes.
+cumsum/cumprod/cummax/cummin) stay single nodes.
 
 A decomposition may itself emit an in-place op (``clamp_min_``) that the outer functionalisation
 never sees: one on a tensor the decomposition made is rewritten out of place; one that writes
 through a view of it (``copy_`` into a slice) makes tracing run once more, under ``functionalize``
-over the first graph, which turns such writes into ``slice_scatter``/``select_scatter``. Mutations of parameters and buffers that no output reads
-(batch norm's running statistics in training mode) are dropped (listed in ``Captured.dropped``);
-one whose state forward also reads is written back (``Captured.written``): a later call sees it.
+over the first graph, which turns such writes into ``slice_scatter``/``select_scatter``.
+
+Mutations of parameters and buffers that no output reads (batch norm's running statistics in
+training mode) are dropped (listed in ``Captured.dropped``); one whose state forward also reads is
+written back (``Captured.written``), since a later call sees it.
 """
 
 from __future__ import annotations
@@ -273,8 +275,8 @@ def _trace(path: Path, model: torch.nn.Module, args: list, positions: list[int],
 
 
 def _writes_through_a_view(gm: torch.fx.GraphModule) -> bool:
-    """Whether an in-place op of ``gm`` writes into a view (its target is not a placeholder and
-    not made by a non-view op), a write that rewriting the op out of place would lose."""
+    """Whether an in-place op of ``gm`` writes into a view (its target is the result of a view op:
+    a slice, a select), a write that rewriting the op out of place would lose."""
     for node in gm.graph.nodes:
         if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
             continue
