@@ -79,12 +79,24 @@ class BufferState:
     checked forward on either side therefore starts from the state both were built with."""
 
     def __init__(self, model: torch.nn.Module) -> None:
-        self.saved = [(b, b.detach().clone()) for b in model.buffers()]
+        self.model = model
+        self.saved = {name: b.detach().clone() for name, b in model.named_buffers()}
 
     def restore(self) -> None:
+        """Buffers found by name: forward may have rebound one (``self.count = self.count + 1``
+        replaces the tensor), so the saved values go into whatever tensor holds the name now."""
+        if not self.saved:
+            return
+        current = dict(self.model.named_buffers())
         with torch.no_grad():
-            for b, s in self.saved:
-                b.copy_(s)
+            for name, saved in self.saved.items():
+                b = current.get(name)
+                if b is not None and b.shape == saved.shape and b.dtype == saved.dtype:
+                    b.copy_(saved)
+                else:
+                    path, _, key = name.rpartition(".")
+                    owner = self.model.get_submodule(path) if path else self.model
+                    owner._buffers[key] = saved.clone()
 
 
 def words(t: torch.Tensor) -> torch.Tensor:
