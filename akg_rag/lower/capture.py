@@ -202,7 +202,7 @@ def capture(task_path: str | Path, source: str | None = None, input_set: int = 0
     positions = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
     lifted: list[str] = []
     try:
-        gm, out, names = _trace(path, model, args, positions, redirect)
+        gm, out, names, rebound = _trace(path, model, args, positions, redirect)
     except TaskError as e:
         # forward writes into a plain tensor attribute (``self.h.copy_(h0)``): functionalization
         # needs every tensor it mutates to be an input, so the attributes become inputs
@@ -210,10 +210,10 @@ def capture(task_path: str | Path, source: str | None = None, input_set: int = 0
         if not lifted:
             raise
         try:
-            gm, out, names = _trace(path, model, args, positions, redirect)
+            gm, out, names, rebound = _trace(path, model, args, positions, redirect)
         except TaskError:
             raise e from None
-    dropped, written = _drop_mutations(gm, names)
+    dropped, written = _drop_mutations(gm, names, rebound)
     _out_of_place(gm)
     _whole_dropout(gm)
     matvec_as_reduction(gm)
@@ -243,21 +243,39 @@ def capture(task_path: str | Path, source: str | None = None, input_set: int = 0
                     dropped=dropped, input_sets=len(sets), lifted=lifted, written=written)
 
 
+class _Rebinding(torch.nn.Module):
+    """``model`` called inside ``functional_call``, returning also the buffers forward rebound
+    (``self.count = self.count + 1`` puts a new tensor under the name: no in-place op to trace)."""
+
+    def __init__(self, model: torch.nn.Module, given: dict[str, torch.Tensor], rebound: list[str]) -> None:
+        super().__init__()
+        self.inner, self.given, self.rebound = model, given, rebound
+
+    def forward(self, *args: Any) -> tuple[Any, tuple[torch.Tensor, ...]]:
+        out = self.inner(*args)
+        now = dict(self.inner.named_buffers(remove_duplicate=False))
+        self.rebound[:] = [n for n, t in now.items() if n in self.given and t is not self.given[n]]
+        return out, tuple(now[n] for n in self.rebound)
+
+
 def _trace(path: Path, model: torch.nn.Module, args: list, positions: list[int],
-           redirect: MetaRedirect) -> tuple[torch.fx.GraphModule, Any, list[str]]:
+           redirect: MetaRedirect) -> tuple[torch.fx.GraphModule, Any, list[str], list[str]]:
     """``model(*args)`` traced functionally on meta tensors: (graph, forward's output, the
-    parameter and buffer names its first placeholders stand for)."""
+    parameter and buffer names its first placeholders stand for, the buffers forward rebinds).
+    The graph returns ``(forward's output, the rebound buffers' new values)``."""
     state = dict(model.named_parameters(remove_duplicate=False))
     state.update(model.named_buffers(remove_duplicate=False))
     names = list(state)
     table = decomposition_table()
+    rebound: list[str] = []
 
     def forward(*flat: torch.Tensor) -> Any:
         params = dict(zip(names, flat[: len(names)]))
         call_args = list(args)
         for pos, t in zip(positions, flat[len(names):]):
             call_args[pos] = t
-        return torch.func.functional_call(model, params, tuple(call_args))
+        wrapper = _Rebinding(model, params, rebound)
+        return torch.func.functional_call(wrapper, {f"inner.{k}": v for k, v in params.items()}, tuple(call_args))
 
     flat_in = [state[n] for n in names] + [args[p] for p in positions]
     with torch.device("meta"), redirect, torch.no_grad():
@@ -270,8 +288,8 @@ def _trace(path: Path, model: torch.nn.Module, args: list, positions: list[int],
             # functionalisation: once more over the decomposed graph, the writes become scatters
             gm = _call(path, "tracing forward", lambda: make_fx(
                 torch.func.functionalize(gm, remove="mutations"), tracing_mode="real")(*flat_in))
-        out = _call(path, "running forward", forward, *flat_in)
-    return gm, out, names
+        out, _ = _call(path, "running forward", forward, *flat_in)
+    return gm, out, names, list(rebound)
 
 
 def _writes_through_a_view(gm: torch.fx.GraphModule) -> bool:
@@ -352,8 +370,13 @@ def _check_outputs(path: Path, out: Any) -> None:
         raise TaskError(path, "forward must return a tensor or a flat tuple of tensors")
 
 
-def _drop_mutations(gm: torch.fx.GraphModule, names: list[str]) -> tuple[list[str], list[str]]:
+def _drop_mutations(gm: torch.fx.GraphModule, names: list[str],
+                    rebound: list[str] = ()) -> tuple[list[str], list[str]]:  # type: ignore[assignment]
     """Remove ``copy_`` into placeholders; returns (dropped, written back).
+
+    The graph returns ``(forward's output, new values of the buffers in rebound)`` (``_trace``); a
+    rebound buffer is a state update like a ``copy_`` into it, and the graph is left returning
+    forward's output.
 
     A state update no output reads (batch norm's running statistics in training mode) is dropped.
     One whose parameter or buffer ``forward`` also reads on the way to an output (an output that
@@ -363,7 +386,10 @@ def _drop_mutations(gm: torch.fx.GraphModule, names: list[str]) -> tuple[list[st
     caller's tensors: outputs read the new values inside the graph)."""
     holders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     index = {n: i for i, n in enumerate(holders)}
-    updates: list[tuple[int, Any]] = []
+    out = next(n for n in gm.graph.nodes if n.op == "output")
+    forward_out, new_values = out.args[0]
+    out.args = (forward_out,)
+    updates: list[tuple[int, Any]] = [(names.index(n), v) for n, v in zip(rebound, new_values)]
     for node in list(gm.graph.nodes):
         if node.op == "call_function" and getattr(node.target, "__name__", "").split(".")[0] in _MUTATIONS:
             target, value = node.args[0], node.args[1]
@@ -372,7 +398,6 @@ def _drop_mutations(gm: torch.fx.GraphModule, names: list[str]) -> tuple[list[st
             if target in index and not node.users:
                 updates.append((index[target], value))
                 gm.graph.erase_node(node)
-    out = next(n for n in gm.graph.nodes if n.op == "output")
     read: set[torch.fx.Node] = set()     # every node an output depends on
     todo = [a for a in tree_flatten(out.args[0])[0] if isinstance(a, torch.fx.Node)]
     while todo:

@@ -221,12 +221,14 @@ class Model(nn.Module):
         super().__init__()
         self.register_buffer("count", torch.zeros(1))
         self.register_buffer("ema", torch.zeros(6))
+        self.register_buffer("steps", torch.zeros(1))
         self.bn = nn.BatchNorm1d(6)
 
     def forward(self, x):
         self.count += 1
         self.ema.mul_(0.9).add_(0.1 * x.mean(0))
-        return self.bn(x) - self.ema * self.count + self.bn.running_mean
+        self.steps = self.steps + 0.5        # a rebinding, no in-place op
+        return self.bn(x) - self.ema * self.count + self.bn.running_mean + self.steps
 
 def get_inputs():
     return [torch.randn(4, 6)]
@@ -237,15 +239,15 @@ def get_init_inputs():
 
 
 def test_state_that_forward_reads_is_written_back_and_the_rest_dropped(tmp_path):
-    """A buffer forward updates and also reads (a counter, a running mean an output adds) must be
-    updated by the candidate too, or its second call differs; running_var and the batch counter
-    reach no output and stay dropped."""
+    """A buffer forward updates and also reads (a counter, a running mean an output adds, a buffer
+    rebound to a new tensor) must be updated by the candidate too, or its second call differs;
+    running_var and the batch counter reach no output and stay dropped."""
     path = tmp_path / "stateful.py"
     path.write_text(_STATEFUL)
     source, report = lower_task(path, "triton", "cuda")
     assert sorted(report.dropped) == ["bn.num_batches_tracked", "bn.running_var"]
-    assert sorted(report.written) == ["bn.running_mean", "count", "ema"]
-    assert source.count(".copy_(") == 3      # count, ema, bn.running_mean
+    assert sorted(report.written) == ["bn.running_mean", "count", "ema", "steps"]
+    assert source.count(".copy_(") == 4      # count, ema, steps, bn.running_mean
     (tmp_path / "stateful_cand.py").write_text(source)
     cand = _load_module(tmp_path / "stateful_cand.py")
     ns: dict = {}
