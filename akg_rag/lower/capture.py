@@ -390,13 +390,16 @@ def _drop_mutations(gm: torch.fx.GraphModule, names: list[str],
     forward_out, new_values = out.args[0]
     out.args = (forward_out,)
     updates: list[tuple[int, Any]] = [(names.index(n), v) for n, v in zip(rebound, new_values)]
+    # a buffer's rebinding comes after any copy_ into the old tensor: the rebound value is final
+    final = {i for i, _ in updates}
     for node in list(gm.graph.nodes):
         if node.op == "call_function" and getattr(node.target, "__name__", "").split(".")[0] in _MUTATIONS:
             target, value = node.args[0], node.args[1]
             if target in index and node.users and _same_tensor_type(target, value):
                 node.replace_all_uses_with(value)   # a later read of the updated state: its value
             if target in index and not node.users:
-                updates.append((index[target], value))
+                if index[target] not in final:
+                    updates.append((index[target], value))
                 gm.graph.erase_node(node)
     read: set[torch.fx.Node] = set()     # every node an output depends on
     todo = [a for a in tree_flatten(out.args[0])[0] if isinstance(a, torch.fx.Node)]

@@ -259,3 +259,44 @@ def test_state_that_forward_reads_is_written_back_and_the_rest_dropped(tmp_path)
     for _ in range(3):
         x = torch.randn(4, 6)
         torch.testing.assert_close(new(x), ref(x))
+
+
+_COPY_THEN_REBIND = """
+import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.h = torch.zeros(3, 5)           # a plain tensor attribute, not a buffer
+        self.l = nn.Linear(5, 5)
+
+    def forward(self, x, h0):
+        self.h.copy_(h0 * 0.5 + self.h)      # into the old tensor ...
+        self.h = torch.tanh(self.l(self.h) + x)   # ... then a new one: the final state
+        return self.h * 2
+
+def get_inputs():
+    return [torch.randn(3, 5), torch.randn(3, 5)]
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_copy_into_state_then_a_rebinding_writes_back_the_rebound_value(tmp_path):
+    path = tmp_path / "rebind.py"
+    path.write_text(_COPY_THEN_REBIND)
+    source, report = lower_task(path, "triton", "cuda")
+    assert report.written == ["h"] and source.count(".copy_(") == 1
+    (tmp_path / "rebind_cand.py").write_text(source)
+    cand = _load_module(tmp_path / "rebind_cand.py")
+    ns: dict = {}
+    exec(compile(_COPY_THEN_REBIND, "rebind", "exec"), ns)
+    torch.manual_seed(0)
+    ref = ns["Model"]()
+    torch.manual_seed(0)
+    new = cand.ModelNew()
+    for _ in range(3):
+        x, h0 = torch.randn(3, 5), torch.randn(3, 5)
+        torch.testing.assert_close(new(x, h0), ref(x, h0))
