@@ -296,13 +296,22 @@ class ExprWriter:
             return self.helper(f, args)
         raise fail(f"compute op {f!r} has no Triton lowering", e)
 
+    def to_storage(self, em: Em, v: VType, dtype: str) -> Em:
+        """A computed value (``v``) as the storage type ``dtype`` of a tensor it is stored into;
+        bf16 rounds to nearest even on the interpreter too (triton_ops: bf16)."""
+        if ops.STORAGE[dtype] == COMPUTE_TL[v.dtype]:
+            return em
+        if dtype == "bf16":
+            self.helpers.add("bf16")
+            return Em(f"_bf16({em.text})")
+        return Em(f"{em.at(ATOM)}.to({ops.STORAGE[dtype]})") if v.rank else Em(f"tl.cast({em.text}, {ops.STORAGE[dtype]})")
+
     def cast(self, e: Call, r: VType) -> Em:
         a = self.t.type_of(e.args[0])
         dt = e.args[1].id  # type: ignore[union-attr]
         em = self.convert(self.expr(e.args[0]), a, r.dtype)
-        if dt == "bf16":  # rounded to nearest even on the interpreter too (triton_ops: bf16)
-            self.helpers.add("bf16")
-            return Em(f"_bf16({em.text}).to({COMPUTE_TL[r.dtype]})")
+        if dt == "bf16":  # through the stored form, then back to the compute type
+            return Em(f"{self.to_storage(em, r, dt).text}.to({COMPUTE_TL[r.dtype]})")
         if dt in ("f16", "i8", "i16", "u8"):  # round / wrap through the narrow type
             em = Em(f"{em.at(ATOM)}.to({ops.STORAGE[dt]}).to({COMPUTE_TL[r.dtype]})")
             if a.rank == 0 and r.rank == 0:

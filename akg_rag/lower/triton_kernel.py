@@ -15,7 +15,6 @@ points, so the host (``GRID_MODE``) can run them on fewer programs. Neither chan
 
 from __future__ import annotations
 
-from akg_rag.lower import triton_ops as ops
 from akg_rag.lower.infer import VType
 from akg_rag.lower.reuse import reuse, statements
 from akg_rag.lower.sizes import Size, size_of
@@ -286,14 +285,7 @@ class KernelWriter(ExprWriter):
         em = Em(self.var(s.src))
         if v.rank:
             em = self.reshape(em, v, VType(tile.shape, v.dtype))
-        if decl.dtype == "bool":
-            em = self.convert(em, v, "bool")
-        elif decl.dtype == "bf16" and v.dtype != "bf16":  # rounded to nearest even (triton_ops: bf16)
-            self.helpers.add("bf16")
-            em = Em(f"_bf16({em.text})")
-        elif ops.STORAGE[decl.dtype] != COMPUTE_TL[v.dtype]:
-            em = Em(f"{em.at(ATOM)}.to({ops.STORAGE[decl.dtype]})") if v.rank else \
-                Em(f"tl.cast({em.text}, {ops.STORAGE[decl.dtype]})")
+        em = self.convert(em, v, "bool") if decl.dtype == "bool" else self.to_storage(em, v, decl.dtype)
         args = [ptr, em.text] + ([f"mask={mask}"] if mask else [])
         if id(s) in self.reuse.streamed:
             args.append('cache_modifier=".cs" if CACHE_HINTS else ""')
