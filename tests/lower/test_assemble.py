@@ -238,27 +238,39 @@ def get_init_inputs():
 """
 
 
+def _lowered_with_state(tmp_path, name: str, task: str):
+    """Lower ``task`` (Triton, run by the interpreter here); returns the source, the report, and a
+    function checking that three successive calls of the candidate and of the task's model, each
+    on fresh inputs from ``get_inputs``, agree (the state they carry must evolve alike)."""
+    path = tmp_path / f"{name}.py"
+    path.write_text(task)
+    source, report = lower_task(path, "triton", "cuda")
+    (tmp_path / f"{name}_cand.py").write_text(source)
+
+    def calls_agree() -> None:
+        cand = _load_module(tmp_path / f"{name}_cand.py")
+        ns: dict = {}
+        exec(compile(task, name, "exec"), ns)
+        torch.manual_seed(0)
+        ref = ns["Model"]()
+        torch.manual_seed(0)
+        new = cand.ModelNew()
+        for _ in range(3):
+            xs = ns["get_inputs"]()
+            torch.testing.assert_close(new(*xs), ref(*xs))
+
+    return source, report, calls_agree
+
+
 def test_state_that_forward_reads_is_written_back_and_the_rest_dropped(tmp_path):
     """A buffer forward updates and also reads (a counter, a running mean an output adds, a buffer
     rebound to a new tensor) must be updated by the candidate too, or its second call differs;
     running_var and the batch counter reach no output and stay dropped."""
-    path = tmp_path / "stateful.py"
-    path.write_text(_STATEFUL)
-    source, report = lower_task(path, "triton", "cuda")
+    source, report, calls_agree = _lowered_with_state(tmp_path, "stateful", _STATEFUL)
     assert sorted(report.dropped) == ["bn.num_batches_tracked", "bn.running_var"]
     assert sorted(report.written) == ["bn.running_mean", "count", "ema", "steps"]
     assert source.count(".copy_(") == 4      # count, ema, steps, bn.running_mean
-    (tmp_path / "stateful_cand.py").write_text(source)
-    cand = _load_module(tmp_path / "stateful_cand.py")
-    ns: dict = {}
-    exec(compile(_STATEFUL, "stateful", "exec"), ns)
-    torch.manual_seed(0)
-    ref = ns["Model"]()
-    torch.manual_seed(0)
-    new = cand.ModelNew()
-    for _ in range(3):
-        x = torch.randn(4, 6)
-        torch.testing.assert_close(new(x), ref(x))
+    calls_agree()
 
 
 _COPY_THEN_REBIND = """
@@ -285,18 +297,6 @@ def get_init_inputs():
 
 
 def test_a_copy_into_state_then_a_rebinding_writes_back_the_rebound_value(tmp_path):
-    path = tmp_path / "rebind.py"
-    path.write_text(_COPY_THEN_REBIND)
-    source, report = lower_task(path, "triton", "cuda")
+    source, report, calls_agree = _lowered_with_state(tmp_path, "rebind", _COPY_THEN_REBIND)
     assert report.written == ["h"] and source.count(".copy_(") == 1
-    (tmp_path / "rebind_cand.py").write_text(source)
-    cand = _load_module(tmp_path / "rebind_cand.py")
-    ns: dict = {}
-    exec(compile(_COPY_THEN_REBIND, "rebind", "exec"), ns)
-    torch.manual_seed(0)
-    ref = ns["Model"]()
-    torch.manual_seed(0)
-    new = cand.ModelNew()
-    for _ in range(3):
-        x, h0 = torch.randn(3, 5), torch.randn(3, 5)
-        torch.testing.assert_close(new(x, h0), ref(x, h0))
+    calls_agree()
