@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from akg_rag.lower.region import (Expr, FallbackStep, KernelStep, PointwiseRegion, ReductionRegion, Step, Value,
-                                  ViewStep)
+from akg_rag.lower.region import (FallbackStep, KernelStep, PointwiseRegion, ReductionRegion, Step, Value, ViewStep,
+                                  expr_inputs)
 
 
 def reads(step: Step) -> list[str]:
@@ -64,18 +64,6 @@ def step_graph(steps: list[Step]) -> tuple[dict[str, int], dict[str, list[int]]]
     return producer, readers
 
 
-def _expr_refs(exprs: list[Expr]) -> set[str]:
-    """Names of the values some expression reads (``input`` and ``gather`` leaves)."""
-    out: set[str] = set()
-    todo = list(exprs)
-    while todo:
-        e = todo.pop()
-        if e.op in ("input", "gather"):
-            out.add(e.ref)  # type: ignore[arg-type]
-        todo.extend(e.args)
-    return out
-
-
 def drop_dead_writes(steps: list[Step], outputs: list[Value]) -> list[Step]:
     """``steps`` without the writes nothing reads: a kernel's outputs that no later step and no
     program output reads are left out (a region stores a large shared expression so that other
@@ -97,7 +85,7 @@ def drop_dead_writes(steps: list[Step], outputs: list[Value]) -> list[Step]:
                     exprs = [o.expr for o in outs]
                     if isinstance(region, ReductionRegion):
                         exprs += [r.expr for r in region.reductions]
-                    used = _expr_refs(exprs)
+                    used = {name for e in exprs for name in expr_inputs(e)}
                     region = dataclasses.replace(region, inputs=[v for v in region.inputs if v.name in used])
                 st = KernelStep(region=region, name=st.name)
         elif isinstance(st, ViewStep) and st.out.name not in live:
