@@ -370,8 +370,7 @@ def _check_outputs(path: Path, out: Any) -> None:
         raise TaskError(path, "forward must return a tensor or a flat tuple of tensors")
 
 
-def _drop_mutations(gm: torch.fx.GraphModule, names: list[str],
-                    rebound: list[str] = ()) -> tuple[list[str], list[str]]:  # type: ignore[assignment]
+def _drop_mutations(gm: torch.fx.GraphModule, names: list[str], rebound: list[str]) -> tuple[list[str], list[str]]:
     """Remove ``copy_`` into placeholders; returns (dropped, written back).
 
     The graph returns ``(forward's output, new values of the buffers in rebound)`` (``_trace``); a
