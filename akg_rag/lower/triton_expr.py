@@ -364,6 +364,9 @@ class ExprWriter:
         if f == "reduce_prod":
             self.helpers.add("prod_combine")
             return Em(f"tl.reduce({x.text}, {ax}, _prod_combine{keep})")
+        if kind == "float":  # the first NaN of the row, as torch.argmax (tl.argmax skips NaNs)
+            self.helpers.add(f"{f[7:]}_nan")
+            return Em(f"_{f[7:]}_nan({x.text}, {ax}, {bool(keep)})")
         return Em(f"tl.{f[7:]}({x.text}, axis={ax}, tie_break_left=True{keep})")
 
     def scan(self, e: Call, r: VType) -> Em:

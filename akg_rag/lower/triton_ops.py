@@ -173,6 +173,13 @@ _plain("max_combine", "    return tl.maximum(x, y)\n", args="x, y")
 # float max/min reductions: a NaN anywhere is the result, as in torch (tl.max / tl.min drop NaNs)
 _plain("max_nan", "    return tl.maximum(x, y, propagate_nan=tl.PropagateNan.ALL)\n", args="x, y")
 _plain("min_nan", "    return tl.minimum(x, y, propagate_nan=tl.PropagateNan.ALL)\n", args="x, y")
+# float argmax / argmin: the first extreme, or the first NaN where the row holds one (the max is
+# NaN exactly then, and no number equals it), as torch; tl.argmax's combine skips NaNs
+for _k in ("max", "min"):
+    _plain(f"arg{_k}_nan", f"""    best = tl.reduce(x, AXIS, _{_k}_nan, keep_dims=True)
+    hit = ((x == best) | (x != x)).to(tl.int32)
+    return tl.argmax(hit, axis=AXIS, tie_break_left=True, keep_dims=KEEP)
+""", args="x, AXIS: tl.constexpr, KEEP: tl.constexpr", needs=(f"{_k}_nan",))
 
 
 def helper_sources(used: set[str]) -> str:

@@ -194,6 +194,21 @@ def test_max_and_min_reductions_keep_a_nan(build, device, op):
     assert y[1].isnan().any() and not y[0].isnan().any()
 
 
+@pytest.mark.parametrize("op", ["reduce_argmax", "reduce_argmin"])
+def test_argmax_and_argmin_give_the_first_nan(build, device, op):
+    """torch.argmax / argmin point at a row's first NaN; tl.argmax's combine skips NaNs on the GPU
+    (the interpreter's numpy argmax does not, hence the text check besides the values)."""
+    x = _input(device, -1.5, 0.5)
+    x[1, 7] = x[1, 12] = float("nan")
+    x[2, 18] = float("nan")
+    fn, _, src = build(ROW_SKETCH.format(name=op, width="1", index="0:1"), f"nan_{op}")
+    assert f"_{op[7:]}_nan(" in src.code and f"tl.{op[7:]}(t" not in src.code
+    y = torch.empty(3, 1, device=device)
+    fn(x, y)
+    assert y.flatten().tolist() == REDUCE[op](x.exp()).tolist()
+    assert y[1, 0] == 7 and y[2, 0] == 18
+
+
 @pytest.mark.parametrize("expr,ref", [
     ("max(t, u)", torch.maximum), ("min(t, u)", torch.minimum),
     ('apply("relu", t)', lambda a, b: torch.relu(a)), ('apply("hardtanh", t)', lambda a, b: F.hardtanh(a)),

@@ -318,7 +318,9 @@ class _Emitter(OnePassMixin, SplitMixin):
                     w.emit(3, f"{a} = {UPDATE[red.kind]}({a}, {m})")
                 else:
                     better = w.fresh("better")
-                    w.emit(3, f"{better} = {'gt' if red.kind == 'argmax' else 'lt'}({m}, {a})")
+                    # a NaN beats every number and the lane keeps its first one, as torch.argmax
+                    w.emit(3, f"{better} = logical_or({'gt' if red.kind == 'argmax' else 'lt'}({m}, {a}), "
+                              f"logical_and(isnan({m}), logical_not(isnan({a}))))")
                     w.emit(3, f"{a} = where({better}, {m}, {a})")
                     w.emit(3, f"{ai} = where({better}, {r}, {ai})")
                 self.results[red.name] = ("", deps & {"k"})
@@ -339,7 +341,9 @@ class _Emitter(OnePassMixin, SplitMixin):
                 else:
                     best = w.fresh("best")
                     w.emit(2, f"{best} = reduce_{red.kind[3:]}({a}, axis=1, keepdim=1)")
-                    w.emit(2, f"{res} = reduce_min(where(eq({a}, {best}), {ai}, {self.RN}), axis=1, keepdim=1)")
+                    # the max / min of the lanes is NaN exactly when a lane holds one: then the NaN lanes
+                    w.emit(2, f"{res} = reduce_min(where(logical_or(eq({a}, {best}), isnan({a})), {ai}, {self.RN}), "
+                              "axis=1, keepdim=1)")
                 self.results[red.name] = (res, self.results[red.name][1])
         if any(o.domain == "full" for o in self.region.outputs):
             r, masks, ew, bidx = self.block_head(RB)

@@ -159,6 +159,21 @@ def test_argmax_takes_the_first_of_ties(run, form):
     assert run(reg, {"x": x}, PARAMS)["y"].tolist() == [1, 0]
 
 
+@pytest.mark.parametrize("kind", ["argmax", "argmin"])
+def test_argmax_and_argmin_take_the_first_nan(run, form, kind):
+    """torch.argmax / argmin return the index of a row's first NaN; a NaN never compares greater."""
+    x = torch.randn(4, 11)
+    x[0, 6] = x[0, 9] = float("nan")        # a NaN behind the row's extreme, then another
+    x[1, 0] = float("nan")
+    x[2, 10] = float("nan")                 # in the last, partial block
+    x[3, 2] = float("inf") if kind == "argmax" else -float("inf")
+    x[3, 8] = float("nan")                  # NaN beats an infinity
+    reg = ReductionRegion([V("x", x)], x.shape, (1,), [Reduction("a", kind, I("x"))],
+                          [Output(V("y", (4,), "int64"), R("a"), "reduced")])
+    got = run(reg, {"x": x}, PARAMS)["y"]
+    assert got.tolist() == getattr(x, kind)(1).tolist() == [6, 0, 10, 8]
+
+
 def _mean_all(x_shape, term, inputs, tensors, run):
     """mean over every element of ``term``: a 0-d output."""
     reg = ReductionRegion(inputs, x_shape, tuple(range(len(x_shape))), [Reduction("s", "sum", term)],
