@@ -305,15 +305,21 @@ def test_a_fused_prologue_is_correct_through_the_triton_interpreter(write_task, 
     _verified(path, "triton")
 
 
+@pytest.mark.parametrize("pool", [
+    "F.max_pool2d({x}, 3, stride=2, padding=1)",
+    # windows overlapping along H: the rolled form (a ring of combined rows in registers)
+    "F.max_pool2d({x}, 4, stride=1, padding=1)",
+    "F.avg_pool2d({x}, 3, stride=1, padding=1, count_include_pad=False)",
+])
 @pytest.mark.parametrize("dsl", ["triton", pytest.param("cpp", marks=pytest.mark.slow)])
-def test_a_pooling_prologue_is_correct_through_the_backends(write_task, dsl):
+def test_a_pooling_prologue_is_correct_through_the_backends(write_task, dsl, pool):
     from akg_rag.lower.assemble import lower_task
     from akg_rag.verify import verify
 
-    path = write_task(forward_task(
-        "return F.max_pool2d(-torch.relu(t[0] + t[1].view(1, -1, 1, 1)), 3, stride=2, padding=1) + 0.5",
-        "[torch.randn(2, 3, 9, 11), torch.randn(3)]"))
+    x = "(-torch.relu(t[0] + t[1].view(1, -1, 1, 1)))"
+    path = write_task(forward_task(f"return {pool.format(x=x)} + 0.5", "[torch.randn(2, 3, 9, 11), torch.randn(3)]"))
     src, report = lower_task(path, dsl, "cuda" if dsl == "triton" else "cpu")
     assert [k.kind for k in report.kernels] == ["pool"]
+    assert ("RD" in src) == ("stride=1" in pool)
     res = verify(path, candidate_source=src, dsl=dsl, backend="cpu", options={"timing": False, "trials": 2})
     assert res.status == "correct", res.feedback

@@ -7,6 +7,14 @@ bounds masks cost a few operations per element; a flat block of outputs would pa
 chain per element and lane (pooling is issue-bound, not bandwidth-bound, that way). The window is
 a sequential loop over the kernel taps (kernel sizes are literals of the task).
 
+Where windows overlap along the first pooled dim (its stride below its kernel extent, two or more
+pooled dims), the window is separable: a program walks ``RD`` outputs along that dim in order and
+keeps, in registers, the maxima (sums) of the other dims' taps for the last ``(k - 1) * d + 1``
+input positions along it -- a ring shifted by ``stride`` positions an output. Each input position
+is then tapped once per program instead of once per output that reads it: ``stride / k`` of the
+loads (a 4x4 window at stride 1: four loads an output instead of sixteen). The other dims keep the
+tiled form above (the last one or two of them tiled).
+
 A region with a prologue computes each tap's input value from its operands instead of loading a
 stored tensor (a convolution's bias and activation). Max pooling reads ``-inf`` outside the input
 (padding and windows that ``ceil_mode`` lets hang off the end); average pooling reads 0 and
@@ -30,6 +38,13 @@ TILE = 512
 TILE_STRIDED = 128
 BW_MAX = 64     # outputs along the last dim per program of a 2-D tile at stride 1 ...
 ROW_SPAN = 256  # ... and when strided, outputs enough for a row to span this many input elements
+# rolled form, timed on an H100 against the tiled taps (docs/results/kernelbench.md, twenty-first
+# session): a 4x4 max window at stride 1 over [32, 64, 512, 512] 3.48 -> 1.80 ms at 8 outputs a
+# program (16: 1.99, 32: 1.87); 3x3x3 windows at stride 2 (a reuse of 1.5) gained 4% (average)
+# or lost 22% (dilation 3: a 7-position ring), so only windows read by >= 2 outputs a position roll
+ROLL_OUTPUTS = 8
+ROLL_MIN_REUSE = 2   # kernel / stride along the first pooled dim
+ROLL = True          # take the rolled form where it applies
 
 
 def emit_pool(region: PoolRegion, name: str) -> str:
@@ -63,7 +78,8 @@ def emit_pool(region: PoolRegion, name: str) -> str:
         if tuple(o.value.shape) != shape:
             raise ValueError(f"output {o.value.name} {o.value.shape} is not the pooling result {shape}")
         w.tensor(o.value, osyms, "out")
-    tdims = min(nd, 2)                     # the tiled dims: the last one or two pooled dims
+    rolled = ROLL and nd >= 2 and r.kernel[0] >= ROLL_MIN_REUSE * r.stride[0]
+    tdims = min(nd - (1 if rolled else 0), 2)  # the tiled dims: the last one or two pooled dims
     plane = osyms[:len(osyms) - tdims]
     # rows of BW_MAX outputs (strided: enough to span ROW_SPAN inputs), or longer rows when there
     # are fewer rows than that leaves room for (H = 1)
@@ -79,6 +95,9 @@ def emit_pool(region: PoolRegion, name: str) -> str:
         blocks.append((OS[-2], BH, "h"))
     BW = w.param("BW", bw)
     blocks.append((OS[-1], BW, "w"))
+    if rolled:   # the rolled dim's outputs come RD at a time: its plane count is in blocks
+        RD = w.param("RD", ROLL_OUTPUTS)
+        plane = [*plane[:lead], cdiv_text(OS[0], RD), *plane[lead + 1:]]
     counts = [cdiv_text(ext, b) for ext, b, _ in blocks]
     pid = w.fresh("pid")
     w.loop(1, pid, prod_text([*plane, *counts]), "parallel")
@@ -98,6 +117,11 @@ def emit_pool(region: PoolRegion, name: str) -> str:
         masks[axis] = f"lt({o}, {ext})"
         pos_deps.append((o, frozenset({axis})))
     tile = [b for _, b, _ in blocks]
+    if rolled:
+        idx[lead] = w.fresh("od0")
+        w.emit(2, f"{idx[lead]} = {split[lead]} * {RD}")
+        _rolled(w, r, idx, tile, pos_deps, S, pmaps, amaps, masks, RD)
+        return w.text()
     is_max = r.op == "max"
     f_acc = "f64" if r.x.dtype == "float64" else "f32"
     acc = w.fresh("acc")
@@ -112,20 +136,95 @@ def emit_pool(region: PoolRegion, name: str) -> str:
         p = w.fresh(f"p{i}")
         w.emit(depth, f"{p} = {idx[lead + i]} * {r.stride[i]} - {r.padding[i]} + {taps[i]} * {dil[i]}")
         pos.append(p)
-    xv = w.fresh("xv")
-    if r.prologue is None:
-        other = ", other=-inf" if is_max else ""
-        w.emit(depth, f"load({r.x.name}[{', '.join(idx[:lead] + pos)}] -> {xv}{other})")
-    else:
-        at = [(p, d) for p, (_, d) in zip(idx[:lead] + pos, pos_deps)]
-        _prologue(w, r, depth, at, S, pmaps, xv, "-inf" if is_max else "0.0")
+    xv = _tap(w, r, depth, idx[:lead] + pos, pos_deps, S, pmaps)
     w.emit(depth, f"{acc} = {'max' if is_max else 'add'}({acc}, {xv})")
     result = acc
     if not is_max:
         result = w.fresh("avg")
-        w.emit(2, f"{result} = div({acc}, {_divisor(w, r, idx[lead:], S)})")
-    _epilogue(w, r, result, idx, pos_deps, amaps, masks)
+        w.emit(2, f"{result} = div({acc}, {_divisor(w, r, idx[lead:], S, 2)})")
+    _epilogue(w, r, result, idx, pos_deps, amaps, masks, 2)
     return w.text()
+
+
+def _tap(w: SketchWriter, r: PoolRegion, depth: int, at: list[str], pos_deps: list[tuple[str, Deps]],
+         S: list[str], pmaps: dict[str, list[int | None]]) -> str:
+    """A local holding the pooled tensor at input position ``at`` (one index per dim of x): loaded,
+    or computed by the prologue; the pooling's neutral value outside the input."""
+    is_max = r.op == "max"
+    xv = w.fresh("xv")
+    if r.prologue is None:
+        other = ", other=-inf" if is_max else ""
+        w.emit(depth, f"load({r.x.name}[{', '.join(at)}] -> {xv}{other})")
+    else:
+        _prologue(w, r, depth, [(p, d) for p, (_, d) in zip(at, pos_deps)], S, pmaps, xv, "-inf" if is_max else "0.0")
+    return xv
+
+
+def _rolled(w: SketchWriter, r: PoolRegion, idx: list[str], tile: list[str], pos_deps: list[tuple[str, Deps]],
+            S: list[str], pmaps: dict[str, list[int | None]], amaps: dict, masks: dict[str, str], RD: str) -> None:
+    """The rolled form (module docstring): ``idx[lead]`` is the program's first output along the
+    rolled dim; a ring ``ring[j]`` holds the taps of the other dims combined at input position
+    ``od * s - p + j`` of the rolled dim, for the output ``od`` about to be written."""
+    nd = len(r.kernel)
+    lead = len(idx) - nd
+    is_max = r.op == "max"
+    f_acc = "f64" if r.x.dtype == "float64" else "f32"
+    neutral, comb = ("-inf", "max") if is_max else ("0", "add")
+    k, s, p = r.kernel[0], r.stride[0], r.padding[0]
+    d = r.dilation[0] if is_max else 1
+    span = (k - 1) * d + 1
+    od0 = idx[lead]
+    ring = [w.fresh(f"ring{j}") for j in range(span)]
+    for name in ring:
+        w.emit(2, f'{name} = alloc([{", ".join(tile)}], {f_acc}, hint="accumulator", init={neutral})')
+    taps = [w.fresh(f"k{i}") for i in range(1, nd)]
+    dil = r.dilation if is_max else (1,) * nd
+
+    def push(depth: int, pos0: str) -> None:
+        """Combine the other dims' taps at rolled position ``pos0``; shift it into the ring."""
+        hm = w.fresh("hm")
+        w.emit(depth, f'{hm} = alloc([{", ".join(tile)}], {f_acc}, hint="accumulator", init={neutral})')
+        for i, t in enumerate(taps):
+            w.loop(depth + i, t, str(r.kernel[i + 1]))
+        inner = depth + len(taps)
+        pos = [pos0]
+        for i, t in enumerate(taps, start=1):
+            q = w.fresh(f"p{i}")
+            w.emit(inner, f"{q} = {idx[lead + i]} * {r.stride[i]} - {r.padding[i]} + {t} * {dil[i]}")
+            pos.append(q)
+        xv = _tap(w, r, inner, idx[:lead] + pos, pos_deps, S, pmaps)
+        w.emit(inner, f"{hm} = {comb}({hm}, {xv})")
+        for a, b in zip(ring, ring[1:]):
+            w.emit(depth, f"{a} = {b}")
+        w.emit(depth, f"{ring[-1]} = {hm}")
+
+    # each step pushes the ``s`` positions output ``od`` does not share with ``od - 1``; the
+    # first ``warm`` steps only fill the ring (their outputs belong to the previous program: the
+    # store goes to index -1, masked). One loop, so no load reads a row a second time.
+    pre = span - s
+    warm = -(-pre // s)
+    j, od, at = w.fresh("j"), w.fresh("od"), w.fresh("at")
+    w.loop(2, j, f"{RD} + {warm}")
+    w.emit(3, f"{od} = {od0} + {j} - {warm}")
+    pos0 = w.fresh("pr")
+    if s == 1:
+        w.emit(3, f"{pos0} = {od} - {p} + {pre}")
+        push(3, pos0)
+    else:
+        u = w.fresh("u")
+        w.loop(3, u, str(s))
+        w.emit(4, f"{pos0} = {od} * {s} - {p} + {pre} + {u}")
+        push(4, pos0)
+    w.emit(3, f"{at} = where(lt({j}, {warm}), -1, {od})")
+    result = w.fresh("win")
+    w.emit(3, f"{result} = {ring[0]}")
+    for t in range(1, k):
+        w.emit(3, f"{result} = {comb}({result}, {ring[t * d]})")
+    if not is_max:
+        avg = w.fresh("avg")
+        w.emit(3, f"{avg} = div({result}, {_divisor(w, r, [od, *idx[lead + 1:]], S, 3)})")
+        result = avg
+    _epilogue(w, r, result, [*idx[:lead], at, *idx[lead + 1:]], pos_deps, amaps, masks, 3)
 
 
 def _prologue(w: SketchWriter, r: PoolRegion, depth: int, at_deps: list[tuple[str, Deps]], S: list[str],
@@ -160,7 +259,7 @@ def _prologue(w: SketchWriter, r: PoolRegion, depth: int, at_deps: list[tuple[st
     w.emit(depth, f"{xv} = where({inside}, {text}, {pad})")
 
 
-def _divisor(w: SketchWriter, r: PoolRegion, outs: list[str], S: list[str]) -> str:
+def _divisor(w: SketchWriter, r: PoolRegion, outs: list[str], S: list[str], depth: int) -> str:
     """The element count torch divides a window's sum by (see the module docstring)."""
     if r.divisor_override:
         return f"{float(r.divisor_override)!r}"
@@ -168,8 +267,8 @@ def _divisor(w: SketchWriter, r: PoolRegion, outs: list[str], S: list[str]) -> s
     for i, o in enumerate(outs):
         k, s, p = r.kernel[i], r.stride[i], r.padding[i]
         lo, hi = w.fresh(f"lo{i}"), w.fresh(f"hi{i}")
-        w.emit(2, f"{lo} = {o} * {s} - {p}")
-        w.emit(2, f"{hi} = min({lo} + {k}, {S[i]} + {p})")
+        w.emit(depth, f"{lo} = {o} * {s} - {p}")
+        w.emit(depth, f"{hi} = min({lo} + {k}, {S[i]} + {p})")
         if r.count_include_pad:
             sizes.append(f"sub({hi}, {lo})")
         else:
@@ -181,7 +280,7 @@ def _divisor(w: SketchWriter, r: PoolRegion, outs: list[str], S: list[str]) -> s
 
 
 def _epilogue(w: SketchWriter, r: PoolRegion, result: str, idx: list[str], pos_deps: list[tuple[str, Deps]],
-              amaps: dict, masks: dict[str, str]) -> None:
+              amaps: dict, masks: dict[str, str], depth: int) -> None:
     by_name = {v.name: v for v in r.inputs}
     loaded: dict[str, tuple[str, Deps]] = {}
     axes = list(masks)
@@ -194,14 +293,14 @@ def _epilogue(w: SketchWriter, r: PoolRegion, result: str, idx: list[str], pos_d
         if e.ref not in loaded:
             v, amap = by_name[e.ref], amaps[e.ref]
             local = w.fresh(f"{v.name}_v")
-            w.emit(2, f"load({v.name}[{', '.join([idx[d] if d is not None else '0' for d in amap] or ['0'])}] -> {local})")
+            w.emit(depth, f"load({v.name}[{', '.join([idx[d] if d is not None else '0' for d in amap] or ['0'])}] -> {local})")
             loaded[e.ref] = (local, frozenset().union(*(pos_deps[d][1] for d in amap if d is not None)))
         return loaded[e.ref]
 
-    ew = ExprWriter(w, 2, leaf, pos=list(pos_deps))
+    ew = ExprWriter(w, depth, leaf, pos=[(i, d) for i, (_, d) in zip(idx, pos_deps)])
     ew.prepare(o.expr for o in r.outputs)
     for o in r.outputs:
         text, deps = ew.write(o.expr)
         local = w.fresh(f"{o.value.name}_o")
-        w.emit(2, f"{local} = {fit(text, deps, axes, masks)}")
-        w.emit(2, f"store({local} -> {o.value.name}[{', '.join(idx)}])")
+        w.emit(depth, f"{local} = {fit(text, deps, axes, masks)}")
+        w.emit(depth, f"store({local} -> {o.value.name}[{', '.join(idx)}])")

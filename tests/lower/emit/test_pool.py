@@ -23,8 +23,30 @@ CASES = [  # op, nd, size, kernel, stride, pad, dilation, ceil, count_include_pa
 ]
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}{c[1]}d-ceil{int(c[7])}-cip{int(c[8])}-div{c[9]}")
-def test_pool_matches_torch(run, case):
+# overlapping windows along the first pooled dim (stride below the kernel): the rolled form's cases
+ROLLED_CASES = [
+    ("max", 2, 9, 4, 1, 1, 1, False, True, None),
+    ("max", 2, 11, 3, 1, 1, 2, False, True, None),
+    ("max", 3, 9, 4, 2, 1, 2, False, True, None),
+    ("max", 3, 7, 2, 1, 1, 1, True, True, None),
+    ("avg", 2, 8, 3, 1, 1, 1, True, False, None),
+    ("avg", 3, 8, 4, 2, 2, 1, False, True, None),
+    ("avg", 2, 7, 4, 2, 2, 1, False, True, 7),
+]
+
+
+@pytest.fixture(params=["tiled", "rolled"])
+def form(request, monkeypatch):
+    """The pooling emitter with its rolled form on or off."""
+    from akg_rag.lower.emit import pool
+
+    monkeypatch.setattr(pool, "ROLL", request.param == "rolled")
+    return request.param
+
+
+@pytest.mark.parametrize("case", CASES + ROLLED_CASES,
+                         ids=lambda c: f"{c[0]}{c[1]}d-k{c[3]}s{c[4]}d{c[6]}-ceil{int(c[7])}-cip{int(c[8])}-div{c[9]}")
+def test_pool_matches_torch(run, form, case):
     op, nd, size, k, s, p, d, ceil, cip, div = case
     x = torch.randn(2, 3, *([size] * nd))
     if op == "max":
@@ -36,8 +58,30 @@ def test_pool_matches_torch(run, case):
     reg = PoolRegion(Value("x", tuple(x.shape), "float32"), op, (k,) * nd, (s,) * nd, (p,) * nd, (d,) * nd,
                      ceil, cip, div, [Value("scale", tuple(scale.shape), "float32")],
                      [Output(Value("y", tuple(ref.shape), "float32"), C("mul", E("acc"), I("scale")))], tuple(ref.shape))
-    got = run(reg, {"x": x, "scale": scale}, {"BH": 2, "BW": 2})["y"]  # several tiles, ragged edges
+    # several tiles and runs of the rolled dim, ragged edges
+    got = run(reg, {"x": x, "scale": scale}, {"BH": 2, "BW": 2, "RD": 3})["y"]
     torch.testing.assert_close(got, ref * scale)
+
+
+def test_the_rolled_form_taps_each_input_once_per_program(form):
+    """4x4 windows at stride 1: the tiled form loads 16 taps an output; the rolled one combines
+    the 4 taps of a row once and keeps 4 combined rows in registers (one load statement per
+    tap of the last dim, none per tap of the first), in one pass (no row read twice)."""
+    from akg_rag.lower.emit import emit_sketch
+
+    reg = PoolRegion(Value("x", (2, 3, 64, 64), "float32"), "max", (4, 4), (1, 1), (1, 1), (1, 1),
+                     False, True, None, [], [Output(Value("y", (2, 3, 63, 63), "float32"), E("acc"))], (2, 3, 63, 63))
+    text = emit_sketch(reg, "k0")
+    nested = "for k0 in range(4):\n      for k1 in range(4):"
+    if form == "rolled":
+        assert "RD = 8" in text and nested not in text and text.count("load(") == 1
+    else:
+        assert "RD" not in text and nested in text and text.count("load(") == 1
+    # windows read by fewer than two outputs a position along the first dim stay tiled
+    reg.kernel, reg.stride, reg.padding = (3, 3), (2, 2), (0, 0)
+    reg.outputs = [Output(Value("y", (2, 3, 31, 31), "float32"), E("acc"))]
+    reg.shape = (2, 3, 31, 31)
+    assert "RD" not in emit_sketch(reg, "k0")
 
 
 def _pool_params(op, x_shape, out_shape, k, s, nd):
@@ -50,11 +94,14 @@ def _pool_params(op, x_shape, out_shape, k, s, nd):
     return dict(p.strip().split(" = ") for p in head.split(","))
 
 
-def test_pool_tiles_follow_the_stride_and_a_single_row_gets_a_long_tile():
+def test_pool_tiles_follow_the_stride_and_a_single_row_gets_a_long_tile(monkeypatch):
     """512 outputs a program over the stride rounded up to a power of two, at least 128: stride 1
     [8, 64]; stride 2 256, in rows that span 256 inputs ([2, 128], or [4, 64] when the output row
     is 64 wide); stride 3 and 11 128 ([2, 64]). A 2-D pooling over one row (H = 1, a 1-D pooling
     viewed 2-D) puts the whole tile along that row; 1-D: BW only."""
+    from akg_rag.lower.emit import pool
+
+    monkeypatch.setattr(pool, "ROLL", False)
     assert _pool_params("max", (2, 3, 512, 512), (2, 3, 509, 509), 4, 1, 2) == {"BH": "8", "BW": "64"}
     assert _pool_params("avg", (2, 3, 128, 256), (2, 3, 64, 128), 2, 2, 2) == {"BH": "2", "BW": "128"}
     assert _pool_params("max", (2, 3, 128, 128), (2, 3, 64, 64), 2, 2, 2) == {"BH": "4", "BW": "64"}
