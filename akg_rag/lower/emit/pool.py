@@ -7,8 +7,8 @@ bounds masks cost a few operations per element; a flat block of outputs would pa
 chain per element and lane (pooling is issue-bound, not bandwidth-bound, that way). The window is
 a sequential loop over the kernel taps (kernel sizes are literals of the task).
 
-Where windows overlap along the first pooled dim (its stride below its kernel extent, two or more
-pooled dims), the window is separable: a program walks ``RD`` outputs along that dim in order and
+Where the window along the first pooled dim is at least twice its stride (two or more pooled dims:
+each input position there is read by two or more outputs), the window is separable: a program walks ``RD`` outputs along that dim in order and
 keeps, in registers, the maxima (sums) of the other dims' taps for the last ``(k - 1) * d + 1``
 input positions along it -- a ring shifted by ``stride`` positions an output. Each input position
 is then tapped once per program instead of once per output that reads it: ``stride / k`` of the
