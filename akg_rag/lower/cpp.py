@@ -29,12 +29,12 @@ from __future__ import annotations
 
 from akg_rag.lower.cpp_kernel import KernelGen
 from akg_rag.lower.cpp_prelude import DTYPES, PRELUDE
-from akg_rag.lower.cpp_shapes import Names
+from akg_rag.lower.cpp_shapes import Names, fail
 from akg_rag.lower.source import KernelSource
 from akg_rag.lower.typed import analyze
 from akg_rag.sketch.nodes import Alloc, Assign, Call, For, Name, Sketch, Stmt
 from akg_rag.sketch.printer import print_expr
-from akg_rag.sketch.validate import validate_sketch
+from akg_rag.sketch.validate import barrier_statements, validate_sketch
 
 # -O3 vectorises the tile loops; -fno-math-errno lets sqrt and friends inline as instructions and
 # -fno-trapping-math lets selects vectorise (neither changes a result: Linux masks FP traps).
@@ -54,6 +54,9 @@ def emit_cpp(sketch: Sketch, name: str) -> KernelSource:
     if not name.isidentifier() or not name.isascii():
         raise ValueError(f"kernel name {name!r} is not a C++ identifier")
     validate_sketch(sketch)
+    for b in barrier_statements(sketch.body):
+        raise fail("the C++ backend has no barrier (its programs are loop iterations on a thread pool, "
+                   "never sure to run at once): lower the region for C++ without one", b)
     names = Names(analyze(sketch), name)
     gen = KernelGen(names)
     args = [t for t in sketch.tensors if t.direction != "temp"]

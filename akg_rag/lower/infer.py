@@ -15,7 +15,7 @@ from akg_rag.errors import SketchError
 from akg_rag.lower.sizes import ONE, Size, size_of
 from akg_rag.sketch import vocab
 from akg_rag.sketch.nodes import (
-    Access, Alloc, Assign, BinOp, Call, Expr, For, Load, Name, Neg, Num, Slice, Stmt, Store, Str,
+    Access, Alloc, Assign, Barrier, BinOp, Call, Expr, For, Load, Name, Neg, Num, Slice, Stmt, Store, Str,
 )
 
 if TYPE_CHECKING:
@@ -188,6 +188,10 @@ class Typer:
                 self.define(s, s.dst, value)
             elif isinstance(s, Store):
                 self.store(s)
+            elif isinstance(s, Barrier):  # counts on an element: a write of the counter
+                self.access(s.counter)
+                self.index(s.count)
+                self.writes.add(s.counter.tensor)
 
     def loop(self, s: For) -> None:
         for e in (s.start, s.stop, s.step):

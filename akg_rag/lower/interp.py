@@ -14,6 +14,13 @@ semantics of a sketch") defines it, one grid point at a time:
 It also checks what a parallel backend would get wrong silently: an element one grid point wrote
 and another grid point of the same launch reads or writes is a race (``SketchError``). Tiles are
 never padded here (a backend's padding is invisible by contract). Sizes are meant to be tiny.
+
+A launch whose body holds ``barrier`` statements runs in phases: every grid point runs up to its
+first barrier (its locals kept), then every one up to the next, and so on. At each barrier the
+points naming the same counter element form a group, which must hold exactly the barrier's count
+of points, be a run of consecutive grid points, and be the same groups at every barrier of the
+launch (else a GPU would hang, or could: ``SketchError``). What a point stored before a barrier,
+the other points of its group may read or overwrite after it; a point of another group may not.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ import torch
 from akg_rag.errors import SketchError
 from akg_rag.lower import interp_ops as ops
 from akg_rag.sketch.nodes import (
-    Access, Alloc, Assign, BinOp, Call, Expr, For, Load, Name, Neg, Num, Sketch, Slice, Stmt, Store, Str,
+    Access, Alloc, Assign, Barrier, BinOp, Call, Expr, For, Load, Name, Neg, Num, Sketch, Slice, Stmt, Store, Str,
 )
 
 _UNWRITTEN_INT = -(2 ** 40)  # what an unwritten element of an integer temp reads
@@ -42,7 +49,9 @@ class _Interp:
         self.tensors: dict[str, torch.Tensor] = {}
         self.scopes: list[dict[str, Any]] = []
         self.writers: dict[str, torch.Tensor] = {}  # per launch: id of the grid point that wrote
+        self.published: dict[str, torch.Tensor] = {}  # per launch: group of the writer before a barrier
         self.point = -1
+        self.group = -1  # the current point's barrier group (its first point), -1 before any barrier
         self._bind(tensors, dict(params or {}))
 
     # ---- binding ---------------------------------------------------------------------------------
@@ -77,7 +86,8 @@ class _Interp:
             shape = [int(self.scalar(d)) for d in decl.shape]
             if decl.direction == "temp":
                 dt = ops.STORAGE_DTYPE[decl.dtype]
-                fill = float("nan") if dt.is_floating_point else (False if dt == torch.bool else _UNWRITTEN_INT)
+                fill = float("nan") if dt.is_floating_point else (
+                    False if dt == torch.bool else max(_UNWRITTEN_INT, torch.iinfo(dt).min))
                 self.tensors[decl.name] = torch.full(shape, fill, dtype=dt)
             elif list(self.tensors[decl.name].shape) != shape:
                 raise ValueError(f"tensor {decl.name!r} has shape {list(self.tensors[decl.name].shape)}, "
@@ -228,10 +238,18 @@ class _Interp:
         who = w[tuple(idx)] if w.dim() else w
         if mask is not None:
             who = who[mask]
+        what = "writes" if write else "reads"
         if ((who != -1) & (who != self.point)).any():
-            what = "writes" if write else "reads"
             raise _fail(f"race: grid point {self.point} {what} an element of {name!r} that another grid "
                         f"point of the same launch wrote", node)
+        pub = self.published.get(name)
+        if pub is not None:
+            pg = pub[tuple(idx)] if pub.dim() else pub
+            if mask is not None:
+                pg = pg[mask]
+            if ((pg != -1) & (pg != self.group)).any():
+                raise _fail(f"race: grid point {self.point} {what} an element of {name!r} that a grid point "
+                            f"outside its barrier group wrote", node)
         if write:
             w[tuple(idx)] = self.point
 
@@ -257,17 +275,81 @@ class _Interp:
         step = 1 if s.step is None else int(self.scalar(s.step))
         return range(start, int(self.scalar(s.stop)), step)
 
-    def loop(self, s: For, body: list[Stmt], grid: bool = False) -> None:
+    def loop(self, s: For, body: list[Stmt], grid: bool = False, points: list | None = None) -> None:
         for i in self.range_of(s):
             self.scopes.append({s.var: i})
             if grid and _grid_child(s) is not None:
                 inner = _grid_child(s)
-                self.loop(inner, inner.body, grid=True)  # type: ignore[union-attr]
+                self.loop(inner, inner.body, grid=True, points=points)  # type: ignore[union-attr]
+            elif points is not None:  # a launch with barriers: only collect the grid point
+                points.append([dict(sc) for sc in self.scopes])
             else:
                 if grid:
                     self.point += 1
                 self.block(body)
             self.scopes.pop()
+
+    def phased(self, s: For) -> None:
+        """Run a launch with barriers phase by phase (see the module docstring)."""
+        inner = _innermost(s)
+        points: list[list[dict[str, Any]]] = []
+        self.loop(s, s.body, grid=True, points=points)
+        segments: list[list[Stmt]] = [[]]
+        barriers: list[Barrier] = []
+        for st in inner.body:
+            if isinstance(st, Barrier):
+                barriers.append(st)
+                segments.append([])
+            else:
+                segments[-1].append(st)
+        groups: list[int] | None = None
+        saved = self.scopes
+        for k, segment in enumerate(segments):
+            if k:
+                groups = self.barrier(barriers[k - 1], points, groups)
+            for p, scopes in enumerate(points):
+                self.scopes, self.point = scopes, p
+                self.group = -1 if groups is None else groups[p]
+                self.block(segment)
+        self.scopes = saved
+
+    def barrier(self, b: Barrier, points: list, before: list[int] | None) -> list[int]:
+        """The group (its first point) of every point at barrier ``b``; the writes so far published
+        to their writers' groups."""
+        keys, counts = [], []
+        for scopes in points:
+            self.scopes = scopes
+            keys.append(tuple(int(self.scalar(i)) for i in b.counter.indices))
+            counts.append(int(self.scalar(b.count)))
+        shape = tuple(self.tensors[b.counter.tensor].shape)
+        members: dict[tuple, list[int]] = {}
+        for p, key in enumerate(keys):
+            if any(not 0 <= k < n for k, n in zip(key, shape)):
+                raise _fail(f"grid point {p} counts on {b.counter.tensor}{list(key)}, outside its shape "
+                            f"{list(shape)}", b)
+            members.setdefault(key, []).append(p)
+        groups = [0] * len(points)
+        where = f"barrier({b.counter.tensor}[...], {counts[0] if counts else '?'})"
+        for key, ps in members.items():
+            at = f"{b.counter.tensor}[{', '.join(map(str, key))}]"
+            if any(counts[p] != len(ps) for p in ps):
+                raise _fail(f"{where}: {len(ps)} grid points count on {at}, which waits for "
+                            f"{counts[ps[0]]}: the launch would hang", b)
+            if ps[-1] - ps[0] != len(ps) - 1:
+                raise _fail(f"{where}: the grid points counting on {at} are not consecutive "
+                            f"({ps[:4]}...): a GPU running some of them at a time could hang", b)
+            for p in ps:
+                groups[p] = ps[0]
+        if before is not None and groups != before:
+            raise _fail(f"{where}: groups differ from the launch's earlier barrier's", b)
+        label = torch.tensor(groups, dtype=torch.int64)
+        for name, w in self.writers.items():
+            hit = w >= 0
+            if hit.any():
+                pub = self.published.setdefault(name, torch.full(w.shape, -1, dtype=torch.int64))
+                pub[hit] = label[w[hit]]
+                w[hit] = -1
+        return groups
 
     def alloc(self, s: Alloc) -> None:
         shape = [int(self.scalar(d)) for d in s.shape]
@@ -284,9 +366,12 @@ class _Interp:
         for s in self.sk.body:
             if not isinstance(s, For) or not any(h.kind == "parallel" for h in s.hints):
                 raise _fail("a top-level statement must be a parallel loop (one kernel launch)", s)
-            self.writers = {}
-            self.point = -1
-            self.loop(s, s.body, grid=True)
+            self.writers, self.published = {}, {}
+            self.point, self.group = -1, -1
+            if any(isinstance(b, Barrier) for b in _innermost(s).body):
+                self.phased(s)
+            else:
+                self.loop(s, s.body, grid=True)
 
 
 def _grid_child(s: For) -> For | None:
@@ -294,6 +379,12 @@ def _grid_child(s: For) -> For | None:
     if len(s.body) == 1 and isinstance(s.body[0], For) and any(h.kind == "parallel" for h in s.body[0].hints):
         return s.body[0]
     return None
+
+
+def _innermost(s: For) -> For:
+    while _grid_child(s) is not None:
+        s = _grid_child(s)  # type: ignore[assignment]
+    return s
 
 
 def run_sketch(sketch: str | Sketch, tensors: dict[str, torch.Tensor], params: dict | None = None) -> None:

@@ -23,6 +23,7 @@ import math
 
 from akg_rag.errors import SketchError
 from akg_rag.lower.source import KernelSource
+from akg_rag.lower.triton_barrier import RESIDENT_HELPER, barriers
 from akg_rag.lower.triton_expr import join16
 from akg_rag.lower.triton_names import Blocks, Namer
 from akg_rag.lower.triton_host import CHECK_HELPER, K_MAJOR_HELPER, L2_GRID_HELPER, host_source
@@ -92,7 +93,7 @@ def emit_triton(sketch: Sketch, name: str) -> KernelSource:
     if "GRID_MODE" in tunables:
         values[tunables["GRID_MODE"]] = DEFAULT_GRID_MODE
     code = _module(typed, name, values, helpers, sources, host, k_major="DOT_MODE" in tunables,
-                   l2_grid="GRID_MODE" in tunables)
+                   l2_grid="GRID_MODE" in tunables, resident=any(kw.barriers for _, kw in kernels))
     return KernelSource(code=code, entry=name, tunables=values, tensors=[t.name for t in typed.arguments])
 
 
@@ -106,9 +107,14 @@ def default_warps(typed: TypedSketch, gathers: bool = False) -> int:
     (docs/results/h200/conv-sweeps-run13.jsonl), though ptxas reports small spills on four. A
     kernel without a dot whose accumulator tile holds WIDE_ACCUMULATOR elements or more (a
     reduction's lane-wise [KBLOCK, RBLOCK] partials) takes eight, as does one row of ROW_LANES
-    lanes or more, sixteen when the row has LONG_ROW_LANES or more. Other kernels keep four."""
+    lanes or more, sixteen when the row has LONG_ROW_LANES or more. A launch with barriers (a
+    reduction's cooperative form: a 4096- to 16384-element chunk a program) takes eight: the
+    hand-written form ran fastest on eight warps on an H100, sixteen were slower
+    (docs/results/h100/coop-ticket-run21.jsonl). Other kernels keep four."""
     if gathers:
         return DEFAULT_NUM_WARPS
+    if any(barriers(launch.body) for launch in typed.launches):
+        return DOT_WARPS
     if not typed.matmuls:  # a dot's accumulator is the dot's own rule below (tensor cores or FMA)
         elements, row = _accumulator_elements(typed)
         if row >= LONG_ROW_LANES:
@@ -154,7 +160,8 @@ def _default_extent(typed: TypedSketch, size) -> int | None:
 
 
 def _module(typed: TypedSketch, name: str, tunables: dict[str, int], helpers: set[str],
-            kernels: list[str], host: str, k_major: bool = False, l2_grid: bool = False) -> str:
+            kernels: list[str], host: str, k_major: bool = False, l2_grid: bool = False,
+            resident: bool = False) -> str:
     sk = typed.sketch
     lib = helpers_needing_libdevice(helpers)
     head = [f'"""Triton kernels generated from sketch `{sk.name}` (akg_rag.lower.triton).',
@@ -162,7 +169,7 @@ def _module(typed: TypedSketch, name: str, tunables: dict[str, int], helpers: se
             f"Entry point: {name}({', '.join(t.name for t in typed.arguments)}). Module-level tunables "
             "are read at call time.",
             '"""', ""]
-    if lib:
+    if lib or resident:
         head.append("import os")
         head.append("")
     head += ["import torch", "import triton", "import triton.language as tl"]
@@ -180,6 +187,8 @@ def _module(typed: TypedSketch, name: str, tunables: dict[str, int], helpers: se
         parts.append(K_MAJOR_HELPER.rstrip("\n"))
     if l2_grid:
         parts.append(L2_GRID_HELPER.rstrip("\n"))
+    if resident:
+        parts.append(RESIDENT_HELPER.rstrip("\n"))
     parts.append(host.rstrip("\n"))
     return "\n\n\n".join(parts) + "\n"
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from akg_rag.lower.triton_barrier import counters, counts
 from akg_rag.lower.triton_expr import ExprWriter
 from akg_rag.lower.triton_names import Blocks, Namer
 from akg_rag.lower.triton_kernel import INDENT, KernelWriter
@@ -220,10 +221,19 @@ def host_source(typed: TypedSketch, name: str, kernels: list[tuple[str, KernelWr
         lines.append(f'{INDENT * 2}raise ValueError(f"{tunables["CACHE_MODE"]} must be 1 (no cache hints) or 2 '
                      f'(L2 hints on rows read again, streamed stores), got {{{tunables["CACHE_MODE"]}!r}}")')
     device = py(args[0].name) + ".device" if args else '"cuda"'
+    caps = counts(typed, [kw.launch for _, kw in kernels])
+    if caps:
+        lines.append(f"{INDENT}# barrier counts: at most the programs sure to run at once "
+                     "(akg_rag.lower.triton_barrier)")
+        lines.append(f"{INDENT}resident = _resident({py(args[0].name)})")
+    for p in caps:
+        lines.append(f"{INDENT}{py(p)} = min({py(p)}, resident)")
+    zeroed = counters(typed)
     for t in typed.temps:
         shape = ", ".join(show(s.expr) for s in typed.shapes[t.name])
-        lines.append(f"{INDENT}{py(t.name)} = torch.empty(({shape}{',' if len(t.shape) == 1 else ''}), "
-                     f"dtype={TORCH[t.dtype]}, device={device})  # temp")
+        alloc, what = ("zeros", "barrier counters") if t.name in zeroed else ("empty", "temp")
+        lines.append(f"{INDENT}{py(t.name)} = torch.{alloc}(({shape}{',' if len(t.shape) == 1 else ''}), "
+                     f"dtype={TORCH[t.dtype]}, device={device})  # {what}")
     every = [py(t.name) for t in sk.tensors]
     lines.append(f"{INDENT}use_int64 = max(_span(t) for t in ({', '.join(every)}{',' if len(every) == 1 else ''})) >= 2**31")
     done: set[str] = set()
@@ -264,12 +274,16 @@ def _launch(kernel: str, kw: KernelWriter, hx: _HostExpr, blocks: Blocks, tunabl
         lines.append(f"{INDENT}launched = _l2_grid(programs, ({reread}), {tunables['GRID_MODE']})")
         launched = "launched"
     lines.append(f"{INDENT}if programs > 0:")
+    if kw.barriers:
+        lines.append(f"{INDENT * 2}ticket = torch.zeros((1,), dtype=torch.int32, device={py(kw.tensors()[0])}.device)")
     args: list[str] = []
     for name in kw.tensors():
         args.append(py(name))
     for name in kw.tensors():
         args += [f"{py(name)}.stride({k})" for k in range(len(kw.t.shapes[name]))]
     args += [rename.get(s, py(s)) for s in launch.symbols]
+    if kw.barriers:
+        args.append("ticket")
     if kw.reread:
         args.append("programs")
     kwargs = [f"{py(p)}={py(p)}" for p in launch.tunables]

@@ -16,15 +16,16 @@ points, so the host (``GRID_MODE``) can run them on fewer programs. Neither chan
 from __future__ import annotations
 
 from akg_rag.lower.infer import VType
-from akg_rag.lower.reuse import reuse, statements
+from akg_rag.lower.reuse import Reuse, reuse, statements
+from akg_rag.lower.triton_barrier import barriers, emit_barrier
 from akg_rag.lower.sizes import Size, size_of
 from akg_rag.lower.triton_expr import ExprWriter
 from akg_rag.lower.triton_names import ADD, ATOM, CMP, COMPUTE_TL, MUL, Blocks, Em, Namer, lit
 from akg_rag.lower.typed import GridAxis, Launch, TypedSketch
 from akg_rag.sketch.nodes import (
-    Access, Alloc, Assign, BinOp, Call, Expr, For, Load, Name, Neg, Num, Slice, Stmt, Store,
+    Access, Alloc, Assign, Barrier, BinOp, Call, Expr, For, Load, Name, Neg, Num, Slice, Stmt, Store,
 )
-from akg_rag.sketch.printer import print_expr
+from akg_rag.sketch.printer import print_expr, print_stmt
 
 INDENT = "    "
 MAX_LINE = 100           # characters; longer load/store lines put one argument per line
@@ -55,7 +56,11 @@ class KernelWriter(ExprWriter):
         self.dot_gathers = False                       # a dot operand is such a load (a conv's patches)
         # tensors a program reads in more than one pass (akg_rag.lower.reuse): their loads and the
         # passes' stores get L2 hints, and the launch loops over its grid points (``PROGRAMS``)
-        self.reuse = reuse(launch.body)
+        # a launch with barriers (akg_rag.lower.triton_barrier) takes its grid points from tickets
+        self.barriers = barriers(launch.body)
+        self.after_barrier = False
+        self.ticket = namer.fresh("ticket_ptr") if self.barriers else ""
+        self.reuse = Reuse() if self.barriers else reuse(launch.body)
         self.reread = self.reuse.reread
 
     # ---- names ---------------------------------------------------------------------------------
@@ -137,6 +142,8 @@ class KernelWriter(ExprWriter):
                 self.nonneg_locals[s.dst] = False
             elif isinstance(s, Store):
                 self.store(s)
+            elif isinstance(s, Barrier):
+                emit_barrier(self, s)
 
     def value(self, e: Expr, src: VType | None, dst: VType) -> Em:
         """Expression ``e`` (of type ``src``) as a value of the local type ``dst``."""
@@ -251,10 +258,12 @@ class KernelWriter(ExprWriter):
     def load(self, s: Load) -> None:
         d = self.t.definition(s)
         assert d.value is not None
-        self.emit(f"# {_text(s)}")
+        self.emit(f"# {print_stmt(s)}")
         args, suffix = self.load_call(s.src, d.value.shape, s.other)
         if id(s) in self.reuse.evict:
             args.append(f'eviction_policy="{self.reuse.evict[id(s)]}" if CACHE_HINTS else ""')
+        elif self.after_barrier and s.src.tensor in self.launch.writes:  # written by the group: not from L1
+            args.append('cache_modifier=".cg"')
         dst = self.var(s.dst)
         self.emit_call(dst, "tl.load", args, suffix)
         em = Em(dst)
@@ -280,7 +289,7 @@ class KernelWriter(ExprWriter):
         v = self.t.type_of(s)
         tile = self.t.type_of(s.dst)
         decl = self.t.tensor(s.dst.tensor)
-        self.emit(f"# {_text(s)}")
+        self.emit(f"# {print_stmt(s)}")
         ptr, mask = self.access(s.dst, tile.shape, store=True)
         em = Em(self.var(s.src))
         if v.rank:
@@ -362,6 +371,8 @@ class KernelWriter(ExprWriter):
         for sym in self.launch.symbols:
             t, d = self.t.bindings[sym]
             out.append((self.var(sym), f"size: {t}.shape[{d}]"))
+        if self.barriers:
+            out.append((self.ticket, "*i32: the next grid point to run, zeroed by the host"))
         if self.reread:
             out.append(("PROGRAMS", "grid points; each program runs every num_programs-th one (host: GRID_MODE)"))
         for tun in self.launch.tunables:
@@ -411,7 +422,8 @@ class KernelWriter(ExprWriter):
             self.emit("if USE_INT64:")
             self.emit(f"{INDENT}pid = tl.cast(pid, tl.int64)")
         else:
-            self.emit("pid = tl.program_id(0)")
+            # a launch with barriers runs its grid points in the order its programs start
+            self.emit(f"pid = tl.atomic_add({self.ticket}, 1)" if self.barriers else "pid = tl.program_id(0)")
             self.emit("if USE_INT64:  # offsets past 2**31 elements: index arithmetic in int64")
             for name in ["pid"] + strides + syms:
                 self.emit(f"{INDENT}{name} = tl.cast({name}, tl.int64)")
@@ -466,21 +478,6 @@ def _affine(idx: Em, start: Em, step: Em) -> str:
 
 def _is_zero(e: Expr) -> bool:
     return isinstance(e, Num) and e.value == 0
-
-
-def _text(s: Stmt) -> str:
-    if isinstance(s, Load):
-        other = "" if s.other is None else f", other={print_expr(s.other)}"
-        return f"load({_access(s.src)} -> {s.dst}{other})"
-    if isinstance(s, Store):
-        return f"store({s.src} -> {_access(s.dst)})"
-    return ""
-
-
-def _access(a: Access) -> str:
-    parts = [f"{print_expr(i.start)}:{print_expr(i.stop)}" if isinstance(i, Slice) else print_expr(i)
-             for i in a.indices]
-    return f"{a.tensor}[{', '.join(parts)}]"
 
 
 def _loops(body: list[Stmt]):  # noqa: ANN202

@@ -207,7 +207,20 @@ class Store:
     column: int = _pos()
 
 
-Stmt = Union[For, Alloc, Assign, Load, Store]
+@dataclass
+class Barrier:
+    """``barrier(cnt[row], C)``: the programs of a launch that name the same element of ``cnt`` (an
+    i32 ``temp`` tensor) wait for each other, ``C`` (a parameter) of them; what one of them stored
+    before it, the others read after it. It stands directly in the body of a launch's innermost
+    grid loop; a group is a run of consecutive grid points (see docs/lowering.md)."""
+
+    counter: Access
+    count: Expr
+    line: int = _pos()
+    column: int = _pos()
+
+
+Stmt = Union[For, Alloc, Assign, Load, Store, Barrier]
 
 
 @dataclass

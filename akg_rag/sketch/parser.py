@@ -5,7 +5,7 @@ from __future__ import annotations
 from akg_rag.errors import SketchError
 from akg_rag.sketch.lexer import Token, tokenize
 from akg_rag.sketch.nodes import (
-    Access, Alloc, Assign, BinOp, Call, Expr, For, Hint, Index, Load, Name, Neg, Num, ParamDecl,
+    Access, Alloc, Assign, Barrier, BinOp, Call, Expr, For, Hint, Index, Load, Name, Neg, Num, ParamDecl,
     Sketch, Slice, Stmt, Store, Str, SymbolDecl, TensorDecl,
 )
 
@@ -116,9 +116,11 @@ class _Parser:
             return self.for_loop(hints)
         if tok.kind == "NAME" and tok.value in ("load", "store") and self.peek().value == "(":
             return self.transfer()
+        if tok.kind == "NAME" and tok.value == "barrier" and self.peek().value == "(":
+            return self.barrier()
         if tok.kind == "NAME" and self.peek().value == "=":
             return self.assignment()
-        raise self.error(f"expected a statement (for, load, store or NAME = ...), found {self.describe(tok)}")
+        raise self.error(f"expected a statement (for, load, store, barrier or NAME = ...), found {self.describe(tok)}")
 
     def hint(self) -> Hint:
         at = self.expect("OP", "@")
@@ -179,6 +181,16 @@ class _Parser:
         self.expect("OP", ")")
         self.expect("NEWLINE")
         return Store(src_name, dst_acc, head.line, head.column)
+
+    def barrier(self) -> Barrier:
+        head = self.expect("NAME", "barrier")
+        self.expect("OP", "(")
+        counter = self.access()
+        self.expect("OP", ",", "',' and the barrier's count")
+        count = self.expr()
+        self.expect("OP", ")")
+        self.expect("NEWLINE")
+        return Barrier(counter, count, head.line, head.column)
 
     def access(self) -> Access:
         t = self.expect("NAME", what="a tensor name")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from akg_rag.sketch.nodes import (
-    Access, Alloc, Assign, BinOp, Call, Expr, For, Index, Load, Name, Neg, Num, Sketch, Slice, Stmt,
+    Access, Alloc, Assign, Barrier, BinOp, Call, Expr, For, Index, Load, Name, Neg, Num, Sketch, Slice, Stmt,
     Store, Str,
 )
 
@@ -80,8 +80,17 @@ def _stmt(s: Stmt, depth: int, out: list[str]) -> None:
         out.append(f"{pad}load({_access(s.src)} -> {s.dst}{other})")
     elif isinstance(s, Store):
         out.append(f"{pad}store({s.src} -> {_access(s.dst)})")
+    elif isinstance(s, Barrier):
+        out.append(f"{pad}barrier({_access(s.counter)}, {print_expr(s.count)})")
     else:
         raise TypeError(f"not a statement: {s!r}")
+
+
+def print_stmt(s: Stmt) -> str:
+    """Canonical text of one statement (a loop with its body), without indentation."""
+    out: list[str] = []
+    _stmt(s, 0, out)
+    return "\n".join(out)
 
 
 def print_sketch(sketch: Sketch) -> str:

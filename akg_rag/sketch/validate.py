@@ -9,7 +9,9 @@ vocabulary; alloc roles and tiers are known; compute ops exist and get the right
 agree: tensor accesses have one index per dimension, a loaded or stored tile has the shape of the
 local it moves (size-1 dimensions aside), elementwise operands broadcast, matmul inner sizes agree;
 inputs are never stored to, temporaries are stored before they are loaded, and every output or
-temporary is stored somewhere.
+temporary is stored somewhere. A ``barrier`` stands directly in the body of a launch's innermost
+grid loop, counts on an element of an i32 ``temp`` tensor that nothing loads or stores, and waits
+for a parameter's number of programs.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from dataclasses import dataclass, field
 from akg_rag.errors import SketchError
 from akg_rag.sketch import vocab
 from akg_rag.sketch.nodes import (
-    Access, Alloc, Assign, BinOp, Call, Expr, For, Load, Name, Neg, Num, Sketch, Slice, Stmt, Store,
+    Access, Alloc, Assign, Barrier, BinOp, Call, Expr, For, Load, Name, Neg, Num, Sketch, Slice, Stmt, Store,
     Str, TensorDecl,
 )
 from akg_rag.sketch.symbolic import Poly, const, is_one, show_shape, squeeze, to_poly
@@ -44,6 +46,8 @@ class _Validator:
         self.params: dict[str, int | float | None] = {}
         self.tensors: dict[str, TensorDecl] = {}
         self.stored: set[str] = set()
+        self.counters: set[str] = set()   # temps a barrier counts on
+        self.moved: set[str] = set()      # tensors loaded or stored
         self.scopes: list[_Scope] = [_Scope()]
         self.assigned = _assigned_names(sk.body)
 
@@ -266,6 +270,8 @@ class _Validator:
             self.load(s)
         elif isinstance(s, Store):
             self.store(s)
+        elif isinstance(s, Barrier):
+            self.barrier(s)
 
     def loop(self, s: For) -> None:
         for h in s.hints:
@@ -341,8 +347,20 @@ class _Validator:
                 pass
         return self.value(e)
 
+    def barrier(self, s: Barrier) -> None:
+        decl = self.tensors.get(s.counter.tensor)
+        if decl is None or decl.direction != "temp" or decl.dtype != "i32":
+            raise _fail(f"a barrier counts on an i32 temp tensor; {s.counter.tensor!r} is not one", s)
+        if any(isinstance(i, Slice) for i in s.counter.indices) or self.access(s.counter):
+            raise _fail(f"a barrier counts on one element of {s.counter.tensor!r}: scalar indices only", s)
+        if not (isinstance(s.count, Name) and s.count.id in self.params):
+            raise _fail("a barrier's count must be a parameter (a backend may lower it to fit the machine)", s)
+        self.counters.add(decl.name)
+        self.stored.add(decl.name)
+
     def load(self, s: Load) -> None:
         tile = self.access(s.src)
+        self.moved.add(s.src.tensor)
         if s.other is not None:
             self.scalar(s.other, allow_locals=False)
         decl = self.tensors[s.src.tensor]
@@ -358,6 +376,7 @@ class _Validator:
         decl = self.tensors.get(s.dst.tensor)
         if decl is not None and decl.direction == "in":
             raise _fail(f"tensor {decl.name!r} is an input (in) and cannot be stored to", s)
+        self.moved.add(s.dst.tensor)
         found, shape = self.lookup(s.src)
         if not found:
             raise self.unknown(Name(s.src, s.line, s.column))
@@ -369,6 +388,8 @@ class _Validator:
 
     def finish(self) -> None:
         for t in self.sk.tensors:
+            if t.name in self.counters and t.name in self.moved:
+                raise _fail(f"tensor {t.name!r} is a barrier's counter and cannot be loaded or stored", t)
             if t.direction in ("out", "inout", "temp") and t.name not in self.stored:
                 raise _fail(f"{t.direction} tensor {t.name!r} is never stored", t)
 
@@ -402,8 +423,32 @@ def _assigned_names(body: list[Stmt]) -> set[str]:
     return names
 
 
+def barrier_statements(body: list[Stmt]):  # noqa: ANN201
+    """Every barrier in ``body``, loops included."""
+    for s in body:
+        if isinstance(s, Barrier):
+            yield s
+        elif isinstance(s, For):
+            yield from barrier_statements(s.body)
+
+
+def _check_barrier_places(sketch: Sketch) -> None:
+    """Every barrier stands directly in the body of a launch's innermost grid loop."""
+    allowed: set[int] = set()
+    for s in sketch.body:
+        while isinstance(s, For) and len(s.body) == 1 and isinstance(s.body[0], For) \
+                and any(h.kind == "parallel" for h in s.body[0].hints):
+            s = s.body[0]
+        if isinstance(s, For) and any(h.kind == "parallel" for h in s.hints):
+            allowed |= {id(b) for b in s.body if isinstance(b, Barrier)}
+    for b in barrier_statements(sketch.body):
+        if id(b) not in allowed:
+            raise _fail("a barrier must stand directly in the body of a launch's innermost grid loop", b)
+
+
 def validate_sketch(sketch: Sketch) -> None:
     """Raise ``SketchError`` at the first problem in ``sketch`` (see the module docstring)."""
+    _check_barrier_places(sketch)
     v = _Validator(sketch)
     v.declarations()
     v.block(sketch.body)

@@ -9,15 +9,16 @@ from __future__ import annotations
 from akg_rag.lower.region import Region
 
 
-def emit_sketch(region: Region, name: str) -> str:
-    """Sketch text of one region; ``name`` names the sketch (the kernel)."""
+def emit_sketch(region: Region, name: str, barriers: bool = False) -> str:
+    """Sketch text of one region; ``name`` names the sketch (the kernel); ``barriers``: the target
+    runs ``barrier`` statements (Triton on a GPU), so a reduction may take its cooperative form."""
     kind = getattr(region, "kind", None)
     if kind == "pointwise":
         from akg_rag.lower.emit.pointwise import emit_pointwise
         return emit_pointwise(region, name)  # type: ignore[arg-type]
     if kind == "reduction":
         from akg_rag.lower.emit.reduction import emit_reduction
-        return emit_reduction(region, name)  # type: ignore[arg-type]
+        return emit_reduction(region, name, barriers)  # type: ignore[arg-type]
     if kind == "gemm":
         from akg_rag.lower.emit.gemm import emit_gemm
         return emit_gemm(region, name)  # type: ignore[arg-type]

@@ -12,6 +12,10 @@ dims need not be trailing or contiguous (batch norm reduces N, H, W per channel)
 * split form (few kept elements over a long reduced extent, no argmax/argmin): see
   ``split_count`` and ``SplitMixin.split`` (akg_rag/lower/emit/split.py); two launches per level
   of reductions and one for full-domain outputs, through ``temp`` tensors;
+* cooperative form (a target with barriers, the last dim reduced, rows longer than the persistent
+  form takes, full-domain outputs or several levels, no argmax/argmin): ``CoopMixin.coop``
+  (akg_rag/lower/emit/coop.py), a row's chunks on ``COOP`` programs that meet at a barrier per
+  level, each chunk read once;
 * loop form: one sequential pass over ``RBLOCK`` blocks per *level* of reductions (a reduction
   reading another's result is one level later, as softmax's sum reads its max; but a
   ``sum(exp(E - max(E)))`` shares its max's pass, see ``_Emitter.online_sums``, and a variance
@@ -30,6 +34,7 @@ from akg_rag.lower.emit.common import (
     NO_DEPS, Deps, ExprWriter, SketchWriter, access, cdiv_text, decompose, declare_inputs, expr_dtype,
     fit, next_pow2, pin_unbound, prod_text,
 )
+from akg_rag.lower.emit.coop import CoopMixin, coop_count
 from akg_rag.lower.emit.onepass import OnePassMixin
 from akg_rag.lower.emit.split import SplitMixin
 from akg_rag.lower.region import Expr, Reduction, ReductionRegion, plain_inputs
@@ -68,9 +73,10 @@ IDENTITY = {"sum": "0", "prod": "1", "max": "-inf", "min": "inf", "argmax": "-in
 UPDATE = {"sum": "add", "prod": "mul", "max": "max", "min": "min"}
 
 
-class _Emitter(OnePassMixin, SplitMixin):
-    def __init__(self, region: ReductionRegion, name: str) -> None:
+class _Emitter(OnePassMixin, SplitMixin, CoopMixin):
+    def __init__(self, region: ReductionRegion, name: str, barriers: bool = False) -> None:
         self.region = r = region
+        self.barriers = barriers
         self.shape = tuple(r.shape)
         n = len(self.shape)
         if not r.dims or any(not 0 <= d < n for d in r.dims):
@@ -202,6 +208,13 @@ class _Emitter(OnePassMixin, SplitMixin):
         if split > 1:
             self.split(split)
             return w.text()
+        arg = any(red.kind in ("argmax", "argmin") for red in self.region.reductions)
+        if self.barriers and last_reduced and self.kept and not persistent and not arg and (
+                len(self.levels()) > 1 or any(o.domain == "full" for o in self.region.outputs)):
+            count = coop_count(rn)   # a row read once instead of once per pass (emit/coop.py)
+            if count > 1:
+                self.coop(count)
+                return w.text()
         # the last (contiguous) dim kept and long enough: programs own a run of it, so that a tile's
         # kept lanes are consecutive addresses the compiler can see (coalesced loads)
         inner = not last_reduced and bool(self.kept) and self.shape[-1] >= COALESCE_MIN
@@ -209,7 +222,6 @@ class _Emitter(OnePassMixin, SplitMixin):
         if persistent:
             kb = min(next_pow2(kn_tile), max(1, TILE_MAX // next_pow2(rn)), 128)
         else:
-            arg = any(red.kind in ("argmax", "argmin") for red in self.region.reductions)
             kb = 1 if last_reduced else min((LOOP_TILE_ARG if arg else LOOP_TILE)[0], next_pow2(kn_tile))
             while kb > LOOP_KBLOCK_MIN and -(-kn // kb) < PROGRAMS_MIN:
                 kb //= 2   # few kept elements: narrower tiles, enough programs to fill the machine
@@ -390,7 +402,8 @@ def split_count(kn: int, rn: int, region: ReductionRegion) -> int:
     return split
 
 
-def emit_reduction(region: ReductionRegion, name: str) -> str:
-    """Sketch text of a reduction region (see the module docstring)."""
-    e = _Emitter(region, name)
+def emit_reduction(region: ReductionRegion, name: str, barriers: bool = False) -> str:
+    """Sketch text of a reduction region (see the module docstring); ``barriers``: the target runs
+    ``barrier`` statements (the Triton backend on a GPU), which the cooperative form needs."""
+    e = _Emitter(region, name, barriers)
     return e.emit()

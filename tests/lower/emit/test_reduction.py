@@ -10,8 +10,10 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+import akg_rag.lower.emit.coop as coop
 import akg_rag.lower.emit.reduction as reduction
 from akg_rag.lower.emit import emit_sketch
+from akg_rag.lower.interp import run_sketch
 from akg_rag.lower.region import Expr, Output, Reduction, ReductionRegion, Value
 
 E, I, C, K = Expr, Expr.input, Expr.call, Expr.const
@@ -24,13 +26,18 @@ def R(name: str) -> Expr:
     return E("reduced", ref=name)
 
 
-@pytest.fixture(params=["persistent", "loop", "split"])
+@pytest.fixture(params=["persistent", "loop", "split", "coop"])
 def form(request, monkeypatch):
-    if request.param in ("loop", "split"):
+    if request.param in ("loop", "split", "coop"):
         monkeypatch.setattr(reduction, "PERSISTENT_MAX", 0)
     if request.param == "split":  # every one-level reduction of a few rows takes the split form
         monkeypatch.setattr(reduction, "SPLIT_MIN_REDUCED", 4)
         monkeypatch.setattr(reduction, "SPLIT_CHUNK_MIN", 2)
+    if request.param == "coop":  # a target with barriers: rows over the last dim in 2-element chunks
+        real = reduction.emit_reduction
+        monkeypatch.setattr(reduction, "emit_reduction", lambda region, name, barriers=False: real(region, name, True))
+        monkeypatch.setattr(coop, "COOP_CHUNK", 2)
+        monkeypatch.setattr(coop, "COOP_MAX", 4)
     return request.param
 
 
@@ -482,3 +489,69 @@ def test_a_mean_over_many_rows_splits_and_matches_torch(run):
     text = emit_sketch(reg, "k0")
     assert "SPLIT" in text, text
     close(run(reg, {"p": picked}, {"RBLOCK": 256})["y"], want)
+
+
+def _l1_and_softmax(shape):
+    x = V("x", shape)
+    l1 = ReductionRegion([x], shape, (len(shape) - 1,), [Reduction("s", "sum", C("abs", I("x")))],
+                         [Output(V("y", shape), C("div", I("x"), R("s")))])
+    ex = C("exp", C("sub", I("x"), R("mx")))
+    soft = ReductionRegion([x], shape, (len(shape) - 1,), [Reduction("mx", "max", I("x")), Reduction("s", "sum", ex)],
+                           [Output(V("y", shape), C("div", ex, R("s")))])
+    return l1, soft
+
+
+@pytest.mark.parametrize("shape, count", [((32768, 65535), 16), ((4096, 393216), 48), ((64, 20000), 5),
+                                          ((16, 8, 12289), 4)])
+def test_long_rows_on_a_target_with_barriers_take_the_cooperative_form(shape, count):
+    """A row longer than the persistent form takes, over the last dim, with a full-domain output:
+    COOP programs a row, chunks of 4096 elements doubled while a row would need more than
+    COOP_MAX programs; one barrier (the online softmax's max and sum share one); eight warps."""
+    from akg_rag.lower.triton import emit_triton
+    from akg_rag.sketch import check_sketch
+
+    for reg in _l1_and_softmax(shape):
+        text = emit_sketch(reg, "k0", barriers=True)
+        assert f"COOP = {count}" in text and text.count("barrier(") == 1, text
+        assert "RBLOCK" not in text and text.count('"parallel"') == 1
+        assert emit_triton(check_sketch(text), "k0").tunables["K0_NUM_WARPS"] == 8
+        assert "barrier(" not in emit_sketch(reg, "k0")   # a target without barriers: the loop form
+
+
+def test_what_stays_out_of_the_cooperative_form():
+    """Rows the persistent form holds, rows longer than COOP_MAX chunks of COOP_CHUNK_MAX, a
+    reduction over a middle dim, argmax, and a lone reduction with no full-domain output (the loop
+    form reads its row once already) keep their forms."""
+    for shape in ((64, reduction.PERSISTENT_MAX), (64, coop.COOP_MAX * coop.COOP_CHUNK_MAX + 1)):
+        for reg in _l1_and_softmax(shape):
+            assert "barrier(" not in emit_sketch(reg, "k0", barriers=True)
+    mid = ReductionRegion([V("x", (64, 65536, 8))], (64, 65536, 8), (1,), [Reduction("s", "sum", I("x"))],
+                          [Output(V("y", (64, 65536, 8)), C("div", I("x"), R("s")))])
+    arg = ReductionRegion([V("x", (64, 65536))], (64, 65536), (1,), [Reduction("a", "argmax", I("x"))],
+                          [Output(V("y", (64,), "int64"), R("a"), "reduced")])
+    lone = ReductionRegion([V("x", (64, 65536))], (64, 65536), (1,), [Reduction("s", "sum", I("x"))],
+                           [Output(V("y", (64,)), R("s"), "reduced")])
+    for reg in (mid, arg, lone):
+        assert "barrier(" not in emit_sketch(reg, "k0", barriers=True)
+
+
+@pytest.mark.parametrize("programs", [1, 2, 3, 5])
+def test_the_cooperative_form_keeps_the_reduced_outputs_of_one_program_a_row(monkeypatch, programs):
+    """A layer norm over long rows with its mean as a second output: a variance merged from the
+    chunks' counts, sums and squared deviations; the mean stored by the row's first program only
+    (the interpreter would flag the others' stores as races)."""
+    x, w = torch.randn(3, 7) * 2 + 5, torch.randn(7)
+    mean = C("div", R("s"), NUMEL)
+    cen = C("sub", I("x"), mean)
+    y = C("mul", C("mul", cen, C("rsqrt", C("add", C("div", R("v"), NUMEL), K(1e-5)))), I("w"))
+    reg = ReductionRegion([V("x", x), V("w", w)], x.shape, (1,),
+                          [Reduction("s", "sum", I("x")), Reduction("v", "sum", C("mul", cen, cen))],
+                          [Output(V("y", x), y), Output(V("mu", (3,)), mean, "reduced")])
+    monkeypatch.setattr(reduction, "PERSISTENT_MAX", 0)
+    monkeypatch.setattr(coop, "COOP_CHUNK", 2)
+    text = emit_sketch(reg, "k0", barriers=True)
+    assert text.count("barrier(") == 1 and "k_first = where(eq(sk, 0)" in text, text
+    outs = {"y": torch.full((3, 7), float("nan")), "mu": torch.full((3,), float("nan"))}
+    run_sketch(text, {"x": x, "w": w, **outs}, {"COOP": programs})
+    close(outs["y"], F.layer_norm(x, (7,), w, None, 1e-5))
+    close(outs["mu"], x.mean(1))
