@@ -12,8 +12,13 @@ per SM is always possible), to 1 where programs run one after another (the Trito
 The counters and the ticket are zeroed by the host for every call.
 
 The arrival is an atomic add with release semantics after a block-wide barrier (so that every
-thread's earlier stores are ordered before it); the wait spins on atomic reads with acquire
-semantics; loads after a barrier of tensors the launch writes bypass L1 (``.cg``).
+thread's earlier stores are ordered before it); the wait spins on volatile loads (served by L2
+without its atomic units) and ends with one atomic read with acquire semantics, which
+synchronises with every arrival; loads after a barrier of tensors the launch writes bypass L1
+(``.cg``). The host spaces the counters a 128-byte line apart (``COUNTER_SPACING``): on a GPU
+the counters of neighbouring rows in one line put every waiting program of the launch on one
+L2 slice, and at 64 programs a row on an H100 (level1/34, 7168 rows of 262144 elements) the
+launch ran 3.4 s where the loop form runs ~10 ms.
 """
 
 from __future__ import annotations
@@ -43,6 +48,9 @@ def _resident(t):
         _RESIDENT[key] = torch.cuda.get_device_properties(key).multi_processor_count
     return _RESIDENT[key]
 '''
+
+
+COUNTER_SPACING = 32   # i32 elements between two counters: one 128-byte line each
 
 
 def barriers(body: list[Stmt]) -> list[Barrier]:
@@ -76,8 +84,9 @@ def emit_barrier(kw: KernelWriter, s: Barrier) -> None:
     kw.emit(f"# barrier({s.counter.tensor}[...], {s.count.id}): wait for the group's other programs")  # type: ignore[union-attr]
     kw.emit("tl.debug_barrier()  # every thread's stores before the arrival")
     kw.emit(f'tl.atomic_add({ptr}, 1, sem="release")')
-    kw.emit(f'{arrived} = tl.atomic_add({ptr}, 0, sem="acquire")')
+    kw.emit(f"{arrived} = tl.load({ptr}, volatile=True)")
     kw.emit(f"while {arrived} < {count}:")
-    kw.emit(f'    {arrived} = tl.atomic_add({ptr}, 0, sem="acquire")')
+    kw.emit(f"    {arrived} = tl.load({ptr}, volatile=True)")
+    kw.emit(f'tl.atomic_add({ptr}, 0, sem="acquire")  # synchronises with every arrival')
     kw.emit("tl.debug_barrier()")
     kw.after_barrier = True

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from akg_rag.lower.triton_barrier import counters, counts
+from akg_rag.lower.triton_barrier import COUNTER_SPACING, counters, counts
 from akg_rag.lower.triton_expr import ExprWriter
 from akg_rag.lower.triton_names import Blocks, Namer
 from akg_rag.lower.triton_kernel import INDENT, KernelWriter
@@ -231,9 +231,12 @@ def host_source(typed: TypedSketch, name: str, kernels: list[tuple[str, KernelWr
     zeroed = counters(typed)
     for t in typed.temps:
         shape = ", ".join(show(s.expr) for s in typed.shapes[t.name])
-        alloc, what = ("zeros", "barrier counters") if t.name in zeroed else ("empty", "temp")
-        lines.append(f"{INDENT}{py(t.name)} = torch.{alloc}(({shape}{',' if len(t.shape) == 1 else ''}), "
-                     f"dtype={TORCH[t.dtype]}, device={device})  # {what}")
+        if t.name in zeroed:  # one 128-byte line a counter (akg_rag.lower.triton_barrier)
+            lines.append(f"{INDENT}{py(t.name)} = torch.zeros(({shape}, {COUNTER_SPACING}), dtype={TORCH[t.dtype]}, "
+                         f"device={device})[..., 0]  # barrier counters")
+            continue
+        lines.append(f"{INDENT}{py(t.name)} = torch.empty(({shape}{',' if len(t.shape) == 1 else ''}), "
+                     f"dtype={TORCH[t.dtype]}, device={device})  # temp")
     every = [py(t.name) for t in sk.tensors]
     lines.append(f"{INDENT}use_int64 = max(_span(t) for t in ({', '.join(every)}{',' if len(every) == 1 else ''})) >= 2**31")
     done: set[str] = set()

@@ -100,7 +100,8 @@ def test_the_triton_backend_takes_tickets_and_zeroes_counters(build, device):
     code = src.code
     assert "pid = tl.atomic_add(ticket_ptr, 1)" in code and "tl.program_id" not in code
     assert 'sem="release"' in code and 'sem="acquire"' in code and 'cache_modifier=".cg"' in code
-    assert "cnt = torch.zeros(" in code and "C = min(C, resident)" in code
+    assert "volatile=True" in code   # the wait spins on loads, not on the counter's atomic unit
+    assert "cnt = torch.zeros((M, 32), " in code and "C = min(C, resident)" in code   # a line a counter
     x = torch.randn(5, 1000, device=device)
     for programs in (1, 3, 8, 64):   # lowered to what runs at once: 1 here without a GPU
         module.K0_C = programs
