@@ -40,7 +40,10 @@ _RESIDENT = {}
 
 def _resident(t):
     """Programs of a launch sure to be running at once on ``t``'s device: one per SM on a GPU,
-    1 under the Triton interpreter (programs run one after another)."""
+    1 under the Triton interpreter (programs run one after another); no limit on meta tensors
+    (compiled offline, never run)."""
+    if t.device.type == "meta":
+        return 2**31 - 1
     if t.device.type != "cuda" or os.environ.get("TRITON_INTERPRET", "0") == "1":
         return 1
     key = t.device.index if t.device.index is not None else torch.cuda.current_device()

@@ -73,7 +73,9 @@ class CoopMixin:
         kidx = decompose(w, 2, kk, ksyms, names)
         self.kidx, self.kmask = kidx, f"lt({kk}, {self.KN})"
         ri, valid = w.fresh("r"), w.fresh("valid")
-        chunk = f"(({self.RN} + {COOP} - 1) // {COOP})"
+        # a multiple of 16 elements, so that a chunk's start keeps the row's alignment in sight of
+        # the compiler (Triton vectorises a load only where it can prove 16-byte alignment)
+        chunk = f"(({self.RN} + {COOP} * 16 - 1) // ({COOP} * 16) * 16)"
         w.emit(2, f"{ri} = unsqueeze({sk} * {chunk} + iota({chunk}), axis=0)")
         w.emit(2, f"{valid} = lt({ri}, {self.RN})")
         idx = self.merge(kidx, self.reduced_index(2, ri))
