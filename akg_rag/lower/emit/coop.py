@@ -88,6 +88,14 @@ class CoopMixin:
 
         s_i = w.fresh("s")
         w.emit(2, f"{s_i} = unsqueeze(iota({COOP}), axis=0)")
+
+        def scalar(tile: str, kind: str, name: str = "") -> str:
+            """A [1, n] tile reduced to a scalar: a row's combined statistic, broadcast into the
+            chunk's tiles as a scalar (as a [1, 1] tile, Triton may give the whole chunk the
+            partials' layout: every thread computing all of it, 255 registers on sm_90)."""
+            out = w.fresh(name if name.isidentifier() else "red")
+            w.emit(2, f"{out} = reduce_{kind}(reduce_{kind}({tile}, axis=1), axis=0)")
+            return out
         for level, group in enumerate(levels):
             for red in group:   # this chunk's partials
                 if red.name in pairs or red.name in online:
@@ -97,7 +105,9 @@ class CoopMixin:
                 if red.name in sources:   # count, sum and squared deviations about the chunk's mean
                     n, mu, q = w.fresh("pn"), w.fresh("pmu"), w.fresh("pq")
                     dv = w.fresh("dv")
-                    w.emit(2, f"{n} = reduce_sum(where({valid}, 1.0, 0.0), axis=1, keepdim=1)")
+                    # the chunk's valid lanes, counted as a scalar (a tile of constants would
+                    # get no load's layout: Triton gave it one holding the whole chunk a thread)
+                    w.emit(2, f"{n} = cast(min(max({self.RN} - {sk} * {chunk}, 0), {chunk}), f32)")
                     w.emit(2, f"{p} = reduce_sum(where({valid}, {text}, 0.0), axis=1, keepdim=1)")
                     w.emit(2, f"{mu} = div({p}, max({n}, 1.0))")
                     w.emit(2, f"{dv} = where({valid}, sub({text}, {mu}), 0.0)")
@@ -124,16 +134,15 @@ class CoopMixin:
                     w.emit(2, f"load({part_at(v, s_i)} -> {pv})")
                     loaded.append(pv)
                 if red.name in sources:
-                    merged[red.name] = self.welford_merge(2, loaded[1], loaded[0], loaded[2], None)
+                    got = self.welford_merge(2, loaded[1], loaded[0], loaded[2], None)
+                    merged[red.name] = tuple(scalar(x, "sum") for x in got)
                     continue
-                res = w.fresh(red.name if red.name.isidentifier() else "red")
-                w.emit(2, f"{res} = reduce_{red.kind}({loaded[0]}, axis=1, keepdim=1)")
+                res = scalar(loaded[0], red.kind, red.name)
                 self.results[red.name] = (res, frozenset({"k"}))
                 for x in (x for x, mx in online.items() if mx == red.name):
-                    sx, tot = w.fresh("pv"), w.fresh(x if x.isidentifier() else "red")
+                    sx = w.fresh("pv")
                     w.emit(2, f"load({part_at(parts[x][0], s_i)} -> {sx})")
-                    w.emit(2, f"{tot} = reduce_sum(where(eq({loaded[0]}, -inf), 0.0, "
-                              f"mul({sx}, exp(sub({loaded[0]}, {res})))), axis=1, keepdim=1)")
+                    tot = scalar(f"where(eq({loaded[0]}, -inf), 0.0, mul({sx}, exp(sub({loaded[0]}, {res}))))", "sum", x)
                     self.results[x] = (tot, frozenset({"k"}))
             if pairs:
                 self.variance_results(2, pairs, merged, self.merge(kidx, None))
