@@ -48,14 +48,25 @@ def strided_values(steps: list[Step]) -> set[str]:
     return out
 
 
-def _groups(shape: tuple[int, ...], reduced: set[int], patterns: list[tuple[str, ...]]) -> list[list[int]]:
+def _reduced(shape: tuple[int, ...], reduced: set[int], g: list[int]) -> bool:
+    """Whether a group of dims is reduced: as its first dim of extent > 1 (a dim of extent 1
+    reduces or keeps nothing), else as its first dim."""
+    big = [x for x in g if shape[x] != 1]
+    return (big[0] if big else g[0]) in reduced
+
+
+def _groups(shape: tuple[int, ...], reduced: set[int], patterns: list[tuple[str, ...]],
+            ones: bool = True) -> list[list[int]]:
     """Runs of adjacent dims that can merge. ``patterns`` has one entry per input: per dim 'F' (the
-    full extent), 'B' (broadcast) or 'S' (a full dim of a strided input: merges with nothing)."""
+    full extent), 'B' (broadcast) or 'S' (a full dim of a strided input: merges with nothing).
+    With ``ones`` a dim of extent 1 merges with its neighbours whether reduced or kept (the
+    instance norm's ``[1, N*C, H*W]`` view, reduced over dims 0 and 2, is ``[N*C, H*W]``)."""
     groups: list[list[int]] = []
     for d in range(len(shape)):
         if groups:
             g = groups[-1]
-            ok = (d in reduced) == (g[0] in reduced)
+            ok = (d in reduced) == _reduced(shape, reduced, g) or (
+                ones and (shape[d] == 1 or all(shape[x] == 1 for x in g)))
             for pat in patterns:
                 if not ok:
                     break
@@ -89,11 +100,13 @@ def coalesce(steps: list[Step], new_value: Callable[[str, tuple[int, ...], str],
         patterns = [tuple("B" if aligned[v.name][d] == 1 else ("S" if v.name in strided else "F")
                           for d in range(n)) for v in region.inputs]
         groups = _groups(shape, reduced, patterns)
+        if reduced and not any(_reduced(shape, reduced, g) for g in groups):
+            groups = _groups(shape, reduced, patterns, ones=False)   # reduced over extents of 1 only
         if len(groups) == n:
             out.append(step)
             continue
         new_shape = tuple(math.prod(shape[d] for d in g) for g in groups)
-        new_dims = tuple(i for i, g in enumerate(groups) if g[0] in reduced)
+        new_dims = tuple(i for i, g in enumerate(groups) if _reduced(shape, reduced, g))
         rename: dict[str, str] = {}
         inputs = []
         for v in region.inputs:

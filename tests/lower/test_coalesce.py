@@ -56,6 +56,19 @@ def test_reduced_and_kept_dims_merge_only_among_themselves(write_task):
     assert_program_matches(path, prog)
 
 
+def test_a_dim_of_extent_one_merges_with_reduced_and_kept_neighbours(write_task):
+    """The instance norm's view: [1, N*C, H*W] reduced over dims 0 and 2 is [N*C, H*W] reduced
+    over dim 1; a reduction over extents of 1 only keeps a reduced dim."""
+    path = write_task(forward_task(
+        "return F.instance_norm(t[0]), t[0].view(1, 6, 20).sum(dim=(0, 2)), t[0].view(6, 1, 20).amax(dim=1)",
+        "[torch.randn(2, 3, 4, 5)]"))
+    prog = _coalesced(path)
+    got = sorted((r.shape, r.dims) for r in _regions(prog))
+    assert ((6, 20), (1,)) in got and all(r.dims for r in _regions(prog)), got
+    assert ((6, 1, 20), (1,)) in got, got   # over an extent of 1 only: kept as it is
+    assert_program_matches(path, prog)
+
+
 def test_a_permuted_input_keeps_its_dims(write_task):
     """Merging the full dims of a strided view would make the host's reshape copy it."""
     path = write_task(forward_task("return t[0].permute(0, 2, 1, 3) * 2.0 + t[1]",

@@ -84,18 +84,21 @@ class CoopMixin:
                    + [o.expr for o in r.outputs if o.domain == "full"])
 
         def part_at(v: Value, s: str) -> str:
-            return f"{v.name}[{', '.join(kidx + [s])}]"
+            """A row's partials, addressed with the row's scalar indices: storing one (``s`` the
+            chunk) or loading all of them as a 1-D tile (``s`` an iota). A [1, COOP] tile there
+            got a layout from Triton holding all of it in every thread (sm_90: 166 registers)."""
+            return f"{v.name}[{', '.join(krow + [s])}]"
 
         s_i = w.fresh("s")
-        w.emit(2, f"{s_i} = unsqueeze(iota({COOP}), axis=0)")
+        w.emit(2, f"{s_i} = iota({COOP})")
 
         def scalar(tile: str, kind: str, name: str = "") -> str:
-            """A [1, n] tile reduced to a scalar: a row's combined statistic, broadcast into the
-            chunk's tiles as a scalar (as a [1, 1] tile, Triton may give the whole chunk the
-            partials' layout: every thread computing all of it, 255 registers on sm_90)."""
+            """The row's partials combined: a scalar, broadcast into the chunk's tiles as one (a
+            [1, 1] tile may give the chunk the partials' layout in Triton)."""
             out = w.fresh(name if name.isidentifier() else "red")
-            w.emit(2, f"{out} = reduce_{kind}(reduce_{kind}({tile}, axis=1), axis=0)")
+            w.emit(2, f"{out} = reduce_{kind}({tile}, axis=0)")
             return out
+
         for level, group in enumerate(levels):
             for red in group:   # this chunk's partials
                 if red.name in pairs or red.name in online:
@@ -133,9 +136,13 @@ class CoopMixin:
                     pv = w.fresh("pv")
                     w.emit(2, f"load({part_at(v, s_i)} -> {pv})")
                     loaded.append(pv)
-                if red.name in sources:
-                    got = self.welford_merge(2, loaded[1], loaded[0], loaded[2], None)
-                    merged[red.name] = tuple(scalar(x, "sum") for x in got)
+                if red.name in sources:   # Chan et al.: counts, sums, squared deviations
+                    pv, pn, pq = loaded
+                    N, S = scalar(pn, "sum"), scalar(pv, "sum")
+                    dev = w.fresh("wdev")
+                    w.emit(2, f"{dev} = sub(div({pv}, max({pn}, 1.0)), div({S}, max({N}, 1.0)))")
+                    M2 = scalar(f"add({pq}, mul({pn}, mul({dev}, {dev})))", "sum")
+                    merged[red.name] = (N, S, M2)
                     continue
                 res = scalar(loaded[0], red.kind, red.name)
                 self.results[red.name] = (res, frozenset({"k"}))
