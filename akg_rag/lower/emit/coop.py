@@ -41,12 +41,7 @@ class CoopMixin:
         from akg_rag.lower.emit.reduction import IDENTITY  # reduction.py imports this module
 
         w, r = self.w, self.region
-        levels = self.levels()
-        online = self.online_sums(levels)
-        pairs = {} if online else self.variance_pairs(levels)
-        if online or pairs:  # the sums join their maxes' level; the variances their means'
-            levels = [levels[0] + levels[1], *levels[2:]]
-        sources = {s for s, _ in pairs.values()}
+        levels, online, pairs, sources = self.merged_levels()   # shared passes (emit/onepass.py)
         COOP = w.param("COOP", count)
         ksyms = [self.syms[d] for d in self.kept]
         names = [f"k{d}" for d in self.kept]

@@ -70,6 +70,16 @@ class OnePassMixin:
             out[red.name] = (s.name, a)
         return out
 
+    def merged_levels(self) -> tuple[list[list[Reduction]], dict[str, str], dict[str, tuple[str, Expr]], set[str]]:
+        """The levels of reductions with the online sums joined to their maxes' level (else the
+        variances to their means'), the online sums, the variance pairs and the pairs' sources."""
+        levels = self.levels()
+        online = self.online_sums(levels)
+        pairs = {} if online else self.variance_pairs(levels)
+        if online or pairs:
+            levels = [levels[0] + levels[1], *levels[2:]]
+        return levels, online, pairs, {s for s, _ in pairs.values()}
+
     def welford_lanes(self, depth: int, shape: str, s: str) -> tuple[str, str, str]:
         """Per-lane count, mean and sum of squared deviations of reduction ``s``'s terms."""
         w = self.w

@@ -279,12 +279,7 @@ class _Emitter(OnePassMixin, SplitMixin, CoopMixin):
     def looped(self, kidx: list[str], RB: str) -> None:
         w = self.w
         kmask = self.kmask
-        levels = self.levels()
-        online = self.online_sums(levels)
-        pairs = {} if online else self.variance_pairs(levels)
-        if online or pairs:  # the sums join their maxes' pass; the variances their means'
-            levels = [levels[0] + levels[1], *levels[2:]]
-        sources = {s for s, _ in pairs.values()}
+        levels, online, pairs, sources = self.merged_levels()   # shared passes (emit/onepass.py)
         for group in levels:
             accs = {}
             lanes = {s: self.welford_lanes(2, f"[{self.KB}, {RB}]", s) for s in sources}
