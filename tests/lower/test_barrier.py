@@ -41,6 +41,13 @@ sketch coop {
 """
 
 
+# the same over a joined grid: a row's programs are the inner loop's points, consecutive
+_HEAD, _BODY = L1.split("    c = pid % C\n")
+L1_JOINED = (_HEAD.replace("  for pid in range(M * C):\n    row = pid // C\n",
+                           '  for row in range(M):\n    @llm_hint("parallel", "grid")\n    for c in range(C):\n')
+             + "".join("  " + ln if ln.startswith("    ") else ln for ln in _BODY.splitlines(keepends=True)))
+
+
 def _l1(x: torch.Tensor) -> torch.Tensor:
     return x / x.abs().sum(1, keepdim=True)
 
@@ -66,11 +73,12 @@ def test_misplaced_or_malformed_barriers_are_refused(edit, message):
         check_sketch(L1.replace(*edit))
 
 
+@pytest.mark.parametrize("joined", [False, True])
 @pytest.mark.parametrize("programs", [1, 2, 3, 4, 7])
-def test_the_interpreter_runs_a_launch_with_a_barrier_in_phases(programs):
+def test_the_interpreter_runs_a_launch_with_a_barrier_in_phases(programs, joined):
     x = torch.randn(3, 10)
     y = torch.full((3, 10), float("nan"))
-    run_sketch(L1, {"x": x, "y": y}, {"C": programs})
+    run_sketch(L1_JOINED if joined else L1, {"x": x, "y": y}, {"C": programs})
     torch.testing.assert_close(y, _l1(x))
 
 
@@ -95,8 +103,9 @@ def test_groups_must_be_runs_of_consecutive_grid_points():
         run_sketch(text, {"x": torch.randn(4, 10), "y": torch.empty(4, 10)}, {"C": 4})
 
 
-def test_the_triton_backend_takes_tickets_and_zeroes_counters(build, device):
-    fn, module, src = build(L1, "k0")
+@pytest.mark.parametrize("joined", [False, True])
+def test_the_triton_backend_takes_tickets_and_zeroes_counters(build, device, joined):
+    fn, module, src = build(L1_JOINED if joined else L1, "k0")
     code = src.code
     assert "pid = tl.atomic_add(ticket_ptr, 1)" in code and "tl.program_id" not in code
     assert 'sem="release"' in code and 'sem="acquire"' in code and 'cache_modifier=".cg"' in code
