@@ -62,11 +62,9 @@ class CoopMixin:
         row, sk = w.fresh("row"), w.fresh("sk")
         w.emit(2, f"{row} = {pid} // {COOP}")
         w.emit(2, f"{sk} = {pid} % {COOP}")
-        krow = decompose(w, 2, row, ksyms, names)   # scalars: the row's counter
-        kk = w.fresh("kk")
-        w.emit(2, f"{kk} = unsqueeze({row} + iota(1), axis=1)")
-        kidx = decompose(w, 2, kk, ksyms, names)
-        self.kidx, self.kmask = kidx, f"lt({kk}, {self.KN})"
+        # one row a program: its kept indices are scalars (for the data, partials and counter)
+        kidx = decompose(w, 2, row, ksyms, names)
+        self.kidx, self.kmask = kidx, f"lt({row}, {self.KN})"
         ri, valid = w.fresh("r"), w.fresh("valid")
         # a multiple of 16 elements, so that a chunk's start keeps the row's alignment in sight of
         # the compiler (Triton vectorises a load only where it can prove 16-byte alignment)
@@ -82,7 +80,7 @@ class CoopMixin:
             """A row's partials, addressed with the row's scalar indices: storing one (``s`` the
             chunk) or loading all of them as a 1-D tile (``s`` an iota). A [1, COOP] tile there
             got a layout from Triton holding all of it in every thread (sm_90: 166 registers)."""
-            return f"{v.name}[{', '.join(krow + [s])}]"
+            return f"{v.name}[{', '.join(kidx + [s])}]"
 
         s_i = w.fresh("s")
         w.emit(2, f"{s_i} = iota({COOP})")
@@ -121,7 +119,7 @@ class CoopMixin:
                     w.emit(2, f"{px} = where(eq({p}, -inf), 0.0, reduce_sum(where({valid}, exp(sub({text}, {p})), 0.0), "
                               "axis=1, keepdim=1))")
                     w.emit(2, f"store({px} -> {part_at(parts[x][0], sk)})")
-            w.emit(2, f"barrier({cnt.name}[{', '.join(krow + [str(level)])}], {COOP})")
+            w.emit(2, f"barrier({cnt.name}[{', '.join(kidx + [str(level)])}], {COOP})")
             merged = {}
             for red in group:   # the row's partials combined, in every program of the row
                 if red.name in pairs or red.name in online:
