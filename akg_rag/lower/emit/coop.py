@@ -21,21 +21,57 @@ from __future__ import annotations
 from akg_rag.lower.emit.common import ExprWriter, decompose
 from akg_rag.lower.region import Value
 
-COOP_CHUNK = 4096        # elements of a program's chunk, doubled while a row would need more than COOP_MAX
-COOP_CHUNK_MAX = 16384   # ... up to this (a longer chunk spills registers): else the loop form
-COOP_MAX = 64            # programs per row (the host lowers it to the GPU's SM count)
+COOP_CHUNK = 4096        # elements of a program's chunk; twice this where the row still gets COOP_MIN
+COOP_MIN = 16            # ... programs and the registers hold it; doubled while a row would need more
+COOP_MAX = 64            # ... than COOP_MAX programs (the host lowers it to the GPU's SM count)
+COOP_THREADS = 256       # threads a program (eight warps: the Triton backend's default for barriers)
+COOP_HELD_MAX = 64       # elements a thread holds x (tensors read per element + 1): above, the loop form
 
 
-def coop_count(rn: int) -> int:
-    """Programs per row of the cooperative form for a reduced extent ``rn`` (0: not this form)."""
-    chunk = COOP_CHUNK
+def coop_count(rn: int, tensors: int = 1) -> int:
+    """Programs per row of the cooperative form for a reduced extent ``rn`` whose elements each
+    read ``tensors`` tensors (0: not this form).
+
+    Measured on an H100 (docs/results/kernelbench.md, twenty-third session): fewer, longer chunks
+    pay (instance norm of 262144-element rows 5.9 ms on 8192-element chunks, 7.1 on 4096) until a
+    thread holds more than its registers keep resident (softmax on 16384-element chunks, 64 a
+    thread: 7.9 ms against 5.2 on 8192); a row whose elements each read several tensors (a group
+    norm's per-channel parameters gathered per element: 106 registers a thread on 4096-element
+    chunks) ran slower than the loop form's two reads of it."""
+    def held(chunk: int) -> int:
+        return max(1, chunk // COOP_THREADS) * (tensors + 1)
+
+    wide = 2 * COOP_CHUNK
+    chunk = wide if -(-rn // wide) >= COOP_MIN and held(wide) <= COOP_HELD_MAX else COOP_CHUNK
     while -(-rn // chunk) > COOP_MAX:
         chunk *= 2
-    return 0 if chunk > COOP_CHUNK_MAX else -(-rn // chunk)
+    if held(chunk) > COOP_HELD_MAX:
+        return 0
+    return -(-rn // chunk)
 
 
 class CoopMixin:
     """Sketch text of the cooperative form (one launch, a barrier per level of reductions)."""
+
+    def row_tensors(self) -> int:
+        """Tensors read at each element of a row: the inputs that vary along a reduced dim and
+        the gathered ones (a group norm's per-channel parameters), in the row's reductions and
+        full-domain outputs."""
+        names: set[str] = set()
+
+        def walk(e) -> None:
+            if e.op == "gather" or (e.op == "input" and any(
+                    d in self.red for d in self.amaps.get(e.ref, ()) if d is not None)):
+                names.add(e.ref)
+            for a in e.args:
+                walk(a)
+
+        for red in self.region.reductions:
+            walk(red.expr)
+        for o in self.region.outputs:
+            if o.domain == "full":
+                walk(o.expr)
+        return max(1, len(names))
 
     def coop(self, count: int) -> None:
         from akg_rag.lower.emit.reduction import IDENTITY  # reduction.py imports this module

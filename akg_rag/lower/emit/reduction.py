@@ -209,9 +209,12 @@ class _Emitter(OnePassMixin, SplitMixin, CoopMixin):
             self.split(split)
             return w.text()
         arg = any(red.kind in ("argmax", "argmin") for red in self.region.reductions)
+        # the loop form reads a row once per level of its passes (the online sums and variances
+        # share one) and once more for full-domain outputs: the cooperative form only where it
+        # would read the row more than once
         if self.barriers and last_reduced and self.kept and not persistent and not arg and (
-                len(self.levels()) > 1 or any(o.domain == "full" for o in self.region.outputs)):
-            count = coop_count(rn)   # a row read once instead of once per pass (emit/coop.py)
+                len(self.merged_levels()[0]) > 1 or any(o.domain == "full" for o in self.region.outputs)):
+            count = coop_count(rn, self.row_tensors())   # a row read once (emit/coop.py)
             if count > 1:
                 self.coop(count)
                 return w.text()

@@ -505,8 +505,9 @@ def _l1_and_softmax(shape):
                                           ((16, 8, 12289), 4)])
 def test_long_rows_on_a_target_with_barriers_take_the_cooperative_form(shape, count):
     """A row longer than the persistent form takes, over the last dim, with a full-domain output:
-    COOP programs a row, chunks of 4096 elements doubled while a row would need more than
-    COOP_MAX programs; one barrier (the online softmax's max and sum share one); eight warps."""
+    COOP programs a row, chunks of 8192 elements where a row still gets 16 programs, else 4096,
+    doubled while a row would need more than COOP_MAX programs; one barrier (the online softmax's
+    max and sum share one); eight warps."""
     from akg_rag.lower.triton import emit_triton
     from akg_rag.sketch import check_sketch
 
@@ -519,10 +520,11 @@ def test_long_rows_on_a_target_with_barriers_take_the_cooperative_form(shape, co
 
 
 def test_what_stays_out_of_the_cooperative_form():
-    """Rows the persistent form holds, rows longer than COOP_MAX chunks of COOP_CHUNK_MAX, a
-    reduction over a middle dim, argmax, and a lone reduction with no full-domain output (the loop
-    form reads its row once already) keep their forms."""
-    for shape in ((64, reduction.PERSISTENT_MAX), (64, coop.COOP_MAX * coop.COOP_CHUNK_MAX + 1)):
+    """Rows the persistent form holds, rows whose chunks would hold more than a thread's registers
+    keep (longer than COOP_MAX chunks of 8192), a reduction over a middle dim, argmax, and a lone
+    reduction with no full-domain output (the loop form reads its row once already) keep their
+    forms."""
+    for shape in ((64, reduction.PERSISTENT_MAX), (64, coop.COOP_MAX * 2 * coop.COOP_CHUNK + 1)):
         for reg in _l1_and_softmax(shape):
             assert "barrier(" not in emit_sketch(reg, "k0", barriers=True)
     mid = ReductionRegion([V("x", (64, 65536, 8))], (64, 65536, 8), (1,), [Reduction("s", "sum", I("x"))],
@@ -533,6 +535,45 @@ def test_what_stays_out_of_the_cooperative_form():
                            [Output(V("y", (64,)), R("s"), "reduced")])
     for reg in (mid, arg, lone):
         assert "barrier(" not in emit_sketch(reg, "k0", barriers=True)
+
+
+@pytest.mark.parametrize("rn, tensors, count", [
+    (262144, 1, 32),     # one tensor: 8192-element chunks, 32 elements a thread
+    (65535, 1, 16),      # fewer than COOP_MIN programs on 8192: 4096
+    (262144, 2, 64),     # two tensors: 8192 would hold 96 a thread, 4096 holds 48
+    (258064, 6, 0),      # six tensors an element: 4096 already holds 112 a thread
+    (532512, 3, 0),      # 16384-element chunks needed (COOP_MAX): 256 a thread
+    (16384, 1, 4),
+])
+def test_cooperative_count_by_row_length_and_tensors_read(rn, tensors, count):
+    assert coop.coop_count(rn, tensors) == count
+
+
+def test_rows_reading_several_tensors_an_element_or_read_once_keep_the_loop_form():
+    """A group-norm-like row whose elements each read several tensors varying along the row
+    (held across the barrier, they would crowd a thread's registers), and a layer norm's mean and
+    variance with no full-domain output (one merged pass: the loop form reads the row once) keep
+    the loop form; the same row reading one tensor takes the cooperative one."""
+    shape = (1024, 258064)
+    x = V("x", shape)
+    ws = [V(f"w{i}", (shape[1],)) for i in range(5)]
+    pre = I("x")
+    for w in ws[:3]:
+        pre = C("add", pre, I(w.name))
+    cen = C("sub", pre, C("div", R("s"), NUMEL))
+    y = C("add", C("mul", C("mul", cen, C("rsqrt", C("add", C("div", R("v"), NUMEL), K(1e-5)))), I(ws[3].name)),
+          I(ws[4].name))
+    many = ReductionRegion([x, *ws], shape, (1,), [Reduction("s", "sum", pre), Reduction("v", "sum", C("mul", cen, cen))],
+                           [Output(V("y", shape), y)])
+    assert "barrier(" not in emit_sketch(many, "k0", barriers=True)
+    cen1 = C("sub", I("x"), C("div", R("s"), NUMEL))
+    stats = ReductionRegion([x], shape, (1,), [Reduction("s", "sum", I("x")), Reduction("v", "sum", C("mul", cen1, cen1))],
+                            [Output(V("mu", (1024,)), C("div", R("s"), NUMEL), "reduced"),
+                             Output(V("var", (1024,)), C("div", R("v"), NUMEL), "reduced")])
+    assert "barrier(" not in emit_sketch(stats, "k0", barriers=True)
+    one = ReductionRegion([x], shape, (1,), [Reduction("s", "sum", I("x")), Reduction("v", "sum", C("mul", cen1, cen1))],
+                          [Output(V("y", shape), C("mul", cen1, C("rsqrt", C("add", C("div", R("v"), NUMEL), K(1e-5)))))])
+    assert "barrier(" in emit_sketch(one, "k0", barriers=True)
 
 
 @pytest.mark.parametrize("programs", [1, 2, 3, 5])
