@@ -10,7 +10,9 @@ does is read from the sketch itself, not from its name alone:
 * ``((X + P - 1) // P)`` (a grid of ``P``-blocks) or ``range(a, X, P)`` (a loop in ``P`` steps):
   ``P`` *tiles* the extent ``X``;
 * ``((X + S * B - 1) // (S * B) * B)`` (the chunk of a split reduction or split-K GEMM): ``S``
-  *splits* ``X`` into chunks of whole ``B``-blocks.
+  *splits* ``X`` into chunks of whole ``B``-blocks;
+* the same with ``B`` a number (the cooperative reduction form's ``COOP``: its chunks are whole
+  16-element runs): ``S`` is the *programs* a row of ``X`` is shared among.
 
 Extents are evaluated at the task's sizes. Values (:func:`kernel_knobs`):
 
@@ -18,6 +20,7 @@ Extents are evaluated at the task's sizes. Values (:func:`kernel_knobs`):
 | --- | --- |
 | a tile (``BLOCK``, ``KBLOCK``, ``RBLOCK``, ``BM``, ...) | powers of two from 1 (16 for ``*BLOCK`` except ``KBLOCK``, and for ``BM``/``BN``/``BK``: ``tl.dot`` needs 16) up to the extent rounded up to a power of two, at most 8192 on Triton (256 for ``BM``/``BN``/``BK``) and 65536 in C++ |
 | a split count | powers of two from 1 while every chunk keeps at least one block (at most 2048) |
+| programs a row (``COOP``) | powers of two whose chunk holds 1024-16384 elements (a longer one spills registers), at most 128 (the host lowers it to the GPU's SM count) |
 | ``GROUP_M`` | powers of two 1 .. 16, no more than the row tiles there are; fixed with one column tile |
 | ``NUM_WARPS`` | 1, 2, 4, 8, 16 |
 | ``NUM_STAGES`` | 1 .. 5; fixed when the kernel has no sequential loop to pipeline |
@@ -49,6 +52,9 @@ TILE_CAP = {"triton": 8192, "cpp": 1 << 16}
 # Largest side of a Triton tl.dot operand tile: 256 x 256 f32 already fills the registers of 8 warps.
 DOT_CAP = 256
 SPLIT_CAP = 2048
+# Programs sharing a row (the cooperative form): chunks of this many elements each, at most PROGRAMS_CAP.
+PROGRAM_CHUNK = (1024, 16384)
+PROGRAMS_CAP = 128
 WARPS = (1, 2, 4, 8, 16)
 STAGES = (1, 2, 3, 4, 5)
 GROUP_M_MAX = 16
@@ -70,6 +76,7 @@ class Knob:
 class _Uses:
     tiles: dict[str, int]                       # param -> largest extent it tiles
     splits: dict[str, tuple[int, str]]          # param -> (extent, block param)
+    programs: dict[str, int]                    # param -> extent a row of which it shares out
     has_loop: bool                              # a sequential loop (something to pipeline)
 
 
@@ -130,7 +137,7 @@ def _stmt_exprs(s: Stmt) -> Iterable[Expr]:
 
 def uses(sketch: Sketch, env: Mapping[str, int]) -> _Uses:
     """What each tunable does in ``sketch`` (see the module docstring), extents at ``env``."""
-    out = _Uses({}, {}, False)
+    out = _Uses({}, {}, {}, False)
 
     def note_tile(p: str, x: Expr) -> None:
         v = _eval(x, env)
@@ -158,6 +165,11 @@ def uses(sketch: Sketch, env: Mapping[str, int]) -> _Uses:
                         v = _eval(x, env)
                         if v is not None:
                             out.splits[d.left.id] = (v, d.right.id)
+                    elif (isinstance(d, BinOp) and d.op == "*" and isinstance(d.left, Name)
+                          and isinstance(d.right, Num)):
+                        v = _eval(x, env)
+                        if v is not None:
+                            out.programs[d.left.id] = v
     visit(sketch.body)
     return out
 
@@ -205,6 +217,11 @@ def _values(p: str, value: int, u: _Uses, sizes: Mapping[str, int], dsl: str,
         floor = _tile_floor(block)
         hi = max(1, min(SPLIT_CAP, next_pow2(extent) // floor))
         return _pow2_range(1, hi), f"splits {extent} into chunks of whole {block} blocks (>= {floor})"
+    if p in u.programs:
+        extent = u.programs[p]
+        lo, hi = (-(-extent // c) for c in reversed(PROGRAM_CHUNK))
+        values = [v for v in _pow2_range(1, PROGRAMS_CAP) if lo <= v <= hi]
+        return values, f"programs sharing a row of {extent}: chunks of {PROGRAM_CHUNK[0]}..{PROGRAM_CHUNK[1]}"
     if p.startswith("GROUP_M"):
         if sizes.get("N", 17) <= 16:
             return (value,), "one column tile at any BN: grouping changes nothing"

@@ -111,3 +111,22 @@ def test_gemm_tiles_start_at_16_and_row_grouping_needs_two_column_tiles(write_ta
     assert narrow["GROUP_M"].values == (narrow["GROUP_M"].value,) and narrow["BN"].values == (16,)
     # an f32 dot: IEEE, three TF32 products, by layout (the default), K-major copies first
     assert wide["DOT_MODE"].value == 3 and wide["DOT_MODE"].values == (1, 2, 3, 4)
+
+
+def test_programs_sharing_a_row_are_searched_by_chunk_length():
+    """The cooperative form's COOP (programs a row, chunks of whole 16-element runs): powers of
+    two whose chunk holds 1024-16384 elements, at most 128, and the emitted value."""
+    from akg_rag.lower.emit import emit_sketch
+    from akg_rag.lower.region import Expr, Output, Reduction, ReductionRegion, Value
+
+    shape = (4096, 393216)
+    x = Value("x", shape, "float32")
+    region = ReductionRegion([x], shape, (1,), [Reduction("s", "sum", Expr.call("abs", Expr.input("x")))],
+                             [Output(Value("y", shape, "float32"), Expr.call("div", Expr.input("x"), Expr("reduced", ref="s")))])
+    text = emit_sketch(region, "k0", barriers=True)
+    assert "COOP = 48" in text
+    sizes = {"D0": shape[0], "D1": shape[1]}
+    knobs = _knobs(text, {"K0_COOP": 48, "K0_NUM_WARPS": 8}, sizes)
+    assert knobs["COOP"].values == (32, 48, 64, 128), knobs["COOP"]
+    short = _knobs(text, {"K0_COOP": 16, "K0_NUM_WARPS": 8}, {"D0": 32768, "D1": 65535})
+    assert short["COOP"].values == (4, 8, 16, 32, 64)
