@@ -165,13 +165,9 @@ class CoopMixin:
                     pv = w.fresh("pv")
                     w.emit(2, f"load({part_at(v, s_i)} -> {pv})")
                     loaded.append(pv)
-                if red.name in sources:   # Chan et al.: counts, sums, squared deviations
+                if red.name in sources:   # counts, sums, squared deviations: scalars (1-D tiles)
                     pv, pn, pq = loaded
-                    N, S = scalar(pn, "sum"), scalar(pv, "sum")
-                    dev = w.fresh("wdev")
-                    w.emit(2, f"{dev} = sub(div({pv}, max({pn}, 1.0)), div({S}, max({N}, 1.0)))")
-                    M2 = scalar(f"add({pq}, mul({pn}, mul({dev}, {dev})))", "sum")
-                    merged[red.name] = (N, S, M2)
+                    merged[red.name] = self.welford_merge(2, pn, pv, pq, None, axis="axis=0")
                     continue
                 res = scalar(loaded[0], red.kind, red.name)
                 self.results[red.name] = (res, frozenset({"k"}))

@@ -99,21 +99,21 @@ class OnePassMixin:
         w.emit(depth, f"{q} = add({q}, mul({d}, where({valid}, sub({x}, {m}), 0.0)))")
 
     def welford_merge(self, depth: int, n: str, total: str, q: str, ok: str | None,
-                      means: str | None = None) -> tuple[str, str, str]:
-        """Merge along axis 1 the parts ``ok`` selects (all when None), each a count ``n``, a sum
-        ``total`` and a sum of squared deviations ``q`` about its own mean (``means``, else
-        ``total / n``) (Chan et al.): (N, S, M2)."""
+                      means: str | None = None, axis: str = "axis=1, keepdim=1") -> tuple[str, str, str]:
+        """Merge along ``axis`` (default: axis 1, kept) the parts ``ok`` selects (all when None),
+        each a count ``n``, a sum ``total`` and a sum of squared deviations ``q`` about its own
+        mean (``means``, else ``total / n``) (Chan et al.): (N, S, M2)."""
         w = self.w
         N, S, mean, M2, dev = (w.fresh(x) for x in ("wN", "wS", "wmean", "wM2", "wdev"))
 
         def sel(x: str) -> str:
             return f"where({ok}, {x}, 0.0)" if ok else x
 
-        w.emit(depth, f"{N} = reduce_sum({sel(n)}, axis=1, keepdim=1)")
-        w.emit(depth, f"{S} = reduce_sum({sel(total)}, axis=1, keepdim=1)")
+        w.emit(depth, f"{N} = reduce_sum({sel(n)}, {axis})")
+        w.emit(depth, f"{S} = reduce_sum({sel(total)}, {axis})")
         w.emit(depth, f"{mean} = div({S}, max({N}, 1.0))")
         w.emit(depth, f"{dev} = sub({means or f'div({total}, max({n}, 1.0))'}, {mean})")
-        w.emit(depth, f"{M2} = reduce_sum({sel(f'add({q}, mul({n}, mul({dev}, {dev})))')}, axis=1, keepdim=1)")
+        w.emit(depth, f"{M2} = reduce_sum({sel(f'add({q}, mul({n}, mul({dev}, {dev})))')}, {axis})")
         return N, S, M2
 
     def variance_results(self, depth: int, pairs: dict[str, tuple[str, Expr]], merged: dict[str, tuple[str, str, str]],
