@@ -5,7 +5,8 @@ for 1-D pooling) in one plane (an index of every dim before them, scalars split 
 id once). Every tap's positions are then a row vector plus a column vector, so addressing and
 bounds masks cost a few operations per element; a flat block of outputs would pay a division
 chain per element and lane (pooling is issue-bound, not bandwidth-bound, that way). The window is
-a sequential loop over the kernel taps (kernel sizes are literals of the task).
+a sequential loop over the kernel taps (kernel sizes are literals of the task), unrolled where the
+window is small (``UNROLL_TAPS``).
 
 Where the window along the first pooled dim is at least twice its stride (two or more pooled dims:
 each input position there is read by two or more outputs), the window is separable: a program walks ``RD`` outputs along that dim in order and
@@ -45,6 +46,12 @@ ROW_SPAN = 256  # ... and when strided, outputs enough for a row to span this ma
 ROLL_OUTPUTS = 8
 ROLL_MIN_REUSE = 2   # kernel / stride along the first pooled dim
 ROLL = True          # take the rolled form where it applies
+# tap loops of at most this many taps in all are unrolled (`unroll` hint: tl.static_range), so
+# each tap's offset is a constant the compiler sees: a tap whose offset keeps 16-byte alignment
+# loads vectors (sm_90, level1/44's eight taps: 6 of 22 loads vectorised, none when rolled up).
+# On an H100 (docs/results/kernelbench.md, twenty-fourth session) level1/41-46 ran 1-10% faster
+# unrolled (3-D 3x3x3 windows at stride 2 most: no vector loads, but 27 independent loads)
+UNROLL_TAPS = 32
 
 
 def emit_pool(region: PoolRegion, name: str) -> str:
@@ -128,8 +135,9 @@ def emit_pool(region: PoolRegion, name: str) -> str:
     w.emit(2, f'{acc} = alloc([{", ".join(tile)}], {f_acc}, hint="accumulator", init={"-inf" if is_max else 0})')
     taps = [w.fresh(f"k{i}") for i in range(nd)]
     dil = r.dilation if is_max else (1,) * nd
+    unroll = _unroll(r.kernel)
     for i, k in enumerate(taps):
-        w.loop(2 + i, k, str(r.kernel[i]))
+        w.loop(2 + i, k, str(r.kernel[i]), *unroll)
     depth = 2 + nd
     pos = []
     for i in range(nd):
@@ -144,6 +152,15 @@ def emit_pool(region: PoolRegion, name: str) -> str:
         w.emit(2, f"{result} = div({acc}, {_divisor(w, r, idx[lead:], S, 2)})")
     _epilogue(w, r, result, idx, pos_deps, amaps, masks, 2)
     return w.text()
+
+
+def _unroll(kernel) -> tuple[str, ...]:
+    """The loop hint of a window's tap loops: unrolled where the window has at most
+    ``UNROLL_TAPS`` taps (see there)."""
+    n = 1
+    for k in kernel:
+        n *= k
+    return ("unroll", "core") if n <= UNROLL_TAPS else ()
 
 
 def _tap(w: SketchWriter, r: PoolRegion, depth: int, at: list[str], pos_deps: list[tuple[str, Deps]],
@@ -185,7 +202,7 @@ def _rolled(w: SketchWriter, r: PoolRegion, idx: list[str], tile: list[str], pos
         hm = w.fresh("hm")
         w.emit(depth, f'{hm} = alloc([{", ".join(tile)}], {f_acc}, hint="accumulator", init={neutral})')
         for i, t in enumerate(taps):
-            w.loop(depth + i, t, str(r.kernel[i + 1]))
+            w.loop(depth + i, t, str(r.kernel[i + 1]), *_unroll(r.kernel[1:]))
         inner = depth + len(taps)
         pos = [pos0]
         for i, t in enumerate(taps, start=1):

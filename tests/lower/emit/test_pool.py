@@ -68,7 +68,8 @@ def test_the_rolled_form_taps_each_input_once_per_program(form):
     reg = PoolRegion(Value("x", (2, 3, 64, 64), "float32"), "max", (4, 4), (1, 1), (1, 1), (1, 1),
                      False, True, None, [], [Output(Value("y", (2, 3, 63, 63), "float32"), E("acc"))], (2, 3, 63, 63))
     text = emit_sketch(reg, "k0")
-    nested = "for k0 in range(4):\n      for k1 in range(4):"
+    nested = ('@llm_hint("unroll", "core")\n    for k0 in range(4):\n'
+              '      @llm_hint("unroll", "core")\n      for k1 in range(4):')
     if form == "rolled":
         assert "RD = 8" in text and nested not in text and text.count("load(") == 1
     else:
@@ -78,6 +79,33 @@ def test_the_rolled_form_taps_each_input_once_per_program(form):
     reg.outputs = [Output(Value("y", (2, 3, 31, 31), "float32"), E("acc"))]
     reg.shape = (2, 3, 31, 31)
     assert "RD" not in emit_sketch(reg, "k0")
+
+
+@pytest.mark.parametrize("kernel,unrolled", [((8,), True), ((3, 3, 3), True), ((4, 4, 4), False), ((7, 7), False)])
+def test_small_windows_unroll_their_tap_loops(monkeypatch, kernel, unrolled):
+    """Tap loops of windows of at most UNROLL_TAPS taps carry the unroll hint, so the Triton
+    kernel walks them with tl.static_range (each tap's offset a constant the compiler sees);
+    larger windows stay rolled up (the tiled form; the rolled one counts the taps it loops)."""
+    from akg_rag.lower.emit import emit_sketch, pool
+    from akg_rag.lower.triton import emit_triton
+    from akg_rag.sketch import check_sketch
+
+    monkeypatch.setattr(pool, "ROLL", False)
+
+    nd = len(kernel)
+    size = 16
+    x = Value("x", (2, 3, *([size] * nd)), "float32")
+    out = (2, 3, *([size - k + 1 for k in kernel]))
+    reg = PoolRegion(x, "max", kernel, (1,) * nd, (0,) * nd, (1,) * nd, False, True, None, [],
+                     [Output(Value("y", out, "float32"), E("acc"))], out)
+    text = emit_sketch(reg, "k0")
+    taps = 1
+    for k in kernel:
+        taps *= k
+    assert (taps <= pool.UNROLL_TAPS) == unrolled
+    assert ('@llm_hint("unroll", "core")' in text) == unrolled
+    code = emit_triton(check_sketch(text), "k0").code
+    assert ("tl.static_range" in code) == unrolled
 
 
 def _pool_params(op, x_shape, out_shape, k, s, nd):
