@@ -20,6 +20,7 @@ from akg_rag.lower.reuse import Reuse, reuse, statements
 from akg_rag.lower.triton_barrier import barriers, emit_barrier
 from akg_rag.lower.sizes import Size, size_of
 from akg_rag.lower.triton_expr import ExprWriter
+from akg_rag.lower.triton_interior import assignments, interior, versioned
 from akg_rag.lower.triton_names import ADD, ATOM, CMP, COMPUTE_TL, MUL, Blocks, Em, Namer, lit
 from akg_rag.lower.typed import GridAxis, Launch, TypedSketch
 from akg_rag.sketch.nodes import (
@@ -62,6 +63,11 @@ class KernelWriter(ExprWriter):
         self.ticket = namer.fresh("ticket_ptr") if self.barriers else ""
         self.reuse = Reuse() if self.barriers else reuse(launch.body)
         self.reread = self.reuse.reread
+        # interior versions of `vectorize` loops (akg_rag.lower.triton_interior): each local's
+        # assignments and defining value, and the (access id, dim) bounds masks left out
+        self.assigned = assignments(launch.body)
+        self.defs: dict[str, Expr] = {}
+        self.proven: set[tuple[int, int]] = set()
 
     # ---- names ---------------------------------------------------------------------------------
     def dot_switch(self, a: Expr, b: Expr) -> str:
@@ -135,6 +141,7 @@ class KernelWriter(ExprWriter):
                 self.tile_dims.pop(s.target, None)
                 d = self.t.definition(s)
                 self.emit(f"{self.var(s.target)} = {self.value(s.value, d.value, d.target).text}")
+                self.defs[s.target] = s.value
                 # a local holding a non-negative index (an iota plus loop variables) needs no >= 0 mask
                 self.nonneg_locals[s.target] = s.target not in self.carried and self.nonneg(s.value)
             elif isinstance(s, Load):
@@ -172,6 +179,24 @@ class KernelWriter(ExprWriter):
                       f"{COMPUTE_TL[d.target.dtype]})  # {what}")
 
     def loop(self, s: For) -> None:
+        guard = interior(self, s) if versioned(s) and not self.proven else None
+        if guard is None:
+            self.plain_loop(s)
+            return
+        test, self.proven = guard
+        flag = self.namer.fresh("interior")
+        self.emit(f"{flag} = {test}  # every index of the loop inside its tensor: no bounds masks")
+        self.emit(f"if {flag}:")
+        self.depth += 1
+        self.plain_loop(s)
+        self.proven = set()
+        self.depth -= 1
+        self.emit("else:")
+        self.depth += 1
+        self.plain_loop(s)
+        self.depth -= 1
+
+    def plain_loop(self, s: For) -> None:
         start = self.index(s.start) if s.start is not None else Em("0")
         stop, step = self.index(s.stop), (self.index(s.step) if s.step is not None else None)
         args = [stop.text] if s.start is None and step is None else [start.text, stop.text] + (
@@ -223,9 +248,10 @@ class KernelWriter(ExprWriter):
                 if t.rank and nslices:
                     em = Em(f"{em.at(ATOM)}[{', '.join([':'] * t.rank + ['None'] * nslices)}]")
                 pos = em
-                if not self.nonneg(idx):
+                inside = (id(a), d) in self.proven   # the interior version's test covers it
+                if not inside and not self.nonneg(idx):
                     masks.append(f"({pos.text} >= 0)")
-                if not self.below(idx, dim):
+                if not inside and not self.below(idx, dim):
                     masks.append(f"({pos.text} < {self.size(dim).at(CMP + 1)})")
             terms.append(f"{pos.at(MUL)} * {self.stride(a.tensor, d)}")
         if store and g:

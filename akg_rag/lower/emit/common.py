@@ -105,9 +105,12 @@ class SketchWriter:
     def emit(self, depth: int, text: str) -> None:
         self.lines.append("  " * depth + text)
 
-    def loop(self, depth: int, var: str, rng: str, kind: str | None = None, context: str = "grid") -> None:
-        if kind:
-            self.emit(depth, f'@llm_hint("{kind}", "{context}")')
+    def loop(self, depth: int, var: str, rng: str, kind: str | None = None, context: str = "grid",
+             more: tuple[tuple[str, str], ...] = ()) -> None:
+        """``for var in range(rng):`` after its hints: ``kind``/``context``, then ``more`` pairs."""
+        for k, c in ((kind, context), *more):
+            if k:
+                self.emit(depth, f'@llm_hint("{k}", "{c}")')
         self.emit(depth, f"for {var} in range({rng}):")
 
     def text(self) -> str:

@@ -68,12 +68,12 @@ def test_the_rolled_form_taps_each_input_once_per_program(form):
     reg = PoolRegion(Value("x", (2, 3, 64, 64), "float32"), "max", (4, 4), (1, 1), (1, 1), (1, 1),
                      False, True, None, [], [Output(Value("y", (2, 3, 63, 63), "float32"), E("acc"))], (2, 3, 63, 63))
     text = emit_sketch(reg, "k0")
-    nested = ('@llm_hint("unroll", "core")\n    for k0 in range(4):\n'
-              '      @llm_hint("unroll", "core")\n      for k1 in range(4):')
+    loops = "\n".join(line for line in text.splitlines() if "@llm_hint" not in line)
+    nested = "for k0 in range(4):\n      for k1 in range(4):"
     if form == "rolled":
-        assert "RD = 8" in text and nested not in text and text.count("load(") == 1
+        assert "RD = 8" in text and nested not in loops and text.count("load(") == 1
     else:
-        assert "RD" not in text and nested in text and text.count("load(") == 1
+        assert "RD" not in text and nested in loops and text.count("load(") == 1
     # windows read by fewer than two outputs a position along the first dim stay tiled
     reg.kernel, reg.stride, reg.padding = (3, 3), (2, 2), (0, 0)
     reg.outputs = [Output(Value("y", (2, 3, 31, 31), "float32"), E("acc"))]

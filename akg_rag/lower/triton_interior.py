@@ -1,0 +1,214 @@
+"""Interior versions of a loop: the same loop without the bounds masks its accesses provably need
+nowhere inside a program's tile (used by :mod:`akg_rag.lower.triton_kernel`).
+
+A loop hinted ``@llm_hint("vectorize", ...)`` is emitted twice under one test made once per
+program: ``if <every index of the loop's accesses lies inside its tensor>:`` the loop whose loads
+and stores carry no bounds masks for those indices, ``else:`` the loop as usual. The test bounds
+each index by interval arithmetic over the loop: loop variables inside it range over their
+``range`` (constant or symbolic ends, positive step), ``iota(n)`` over its padded lanes ``0 ..
+BLOCK - 1`` (a lane past ``n`` reads too and must be inside the tensor), locals over their single
+definition, and scalars defined outside it are points. An index whose bound cannot be formed
+(a ``%``, a ``where``, a gathered load, a local assigned twice) keeps its masks in both versions;
+a loop none of whose tile indices can be bounded is not versioned.
+
+Why: a mask the compiler cannot prove constant across a vector's lanes (``p >= 0`` and ``p < W``
+of a pooling window tapped at an offset) makes Triton load element by element; tiles inside the
+tensor -- all but the edges of a large one -- then load vectors and skip the mask arithmetic. On
+an H100 the interior version of 1-D pooling over [64, 128, 65536] ran 1.37x faster (1.95 -> 1.42
+ms: the copy rate) and of 1-D max pooling with dilation 3 1.28x (docs/results/kernelbench.md,
+twenty-fourth session). A loop that holds a barrier is not versioned.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from akg_rag.sketch.nodes import (
+    Access, Alloc, Assign, Barrier, BinOp, Call, Expr, For, Load, Name, Neg, Num, Slice, Stmt, Store,
+)
+
+if TYPE_CHECKING:
+    from akg_rag.lower.triton_kernel import KernelWriter
+
+Bound = tuple[Expr, Expr]
+
+
+def versioned(loop: For) -> bool:
+    """Whether ``loop`` asks for an interior version (a ``vectorize`` hint, no barrier inside)."""
+    return any(h.kind == "vectorize" for h in loop.hints) and not any(
+        isinstance(s, Barrier) for s in _walk(loop.body))
+
+
+def assignments(body: list[Stmt]) -> dict[str, int]:
+    """How many statements of ``body`` (nested loops included) assign each local."""
+    counts: dict[str, int] = {}
+    for s in _walk(body):
+        name = s.target if isinstance(s, (Assign, Alloc)) else s.dst if isinstance(s, Load) else None
+        if name is not None:
+            counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+def interior(w: KernelWriter, loop: For) -> tuple[str, set[tuple[int, int]]] | None:
+    """The test of the interior version of ``loop`` (kernel text) and the (access id, dim) pairs
+    whose bounds masks it makes redundant; None when no mask can be dropped."""
+    inner = assignments(loop.body)
+    ranges: dict[str, Bound | None] = {}
+    local: dict[str, Expr] = {}
+    conds: list[str] = []
+    proven: set[tuple[int, int]] = set()
+    tiles = False          # a tile index among them (scalar masks alone are not worth a version)
+
+    def bound(e: Expr) -> Bound | None:
+        if isinstance(e, Num):
+            return (e, e) if isinstance(e.value, int) else None
+        if isinstance(e, Name):
+            if e.id in ranges:
+                return ranges[e.id]
+            if e.id in local:
+                return bound(local[e.id])
+            if inner.get(e.id):            # assigned inside the loop, but not once before its use
+                return None
+            if e.id in w.t.params and e.id not in w.t.tunables:
+                return bound(w.t.params[e.id])
+            if w._loop(e.id) is not None or e.id in w.t.tunables or _symbol(w, e.id):
+                return (e, e)               # fixed while the loop runs
+            if w.assigned.get(e.id) != 1 or e.id not in w.defs:
+                return None
+            d = w.defs[e.id]
+            if w.t.type_of(e).rank == 0:
+                return (e, e)               # a scalar defined once, before the loop
+            return bound(d)
+        if isinstance(e, Neg):
+            b = bound(e.operand)
+            return None if b is None else (_neg(b[1]), _neg(b[0]))
+        if isinstance(e, BinOp):
+            return _binop(w, e.op, bound(e.left), bound(e.right), e)
+        if isinstance(e, Call):
+            if e.func == "iota" and len(e.args) == 1:
+                s = w.t.type_of(e).shape[0]
+                w.offs(s)
+                c = w.blocks.const_block(s)
+                return Num(0), (Num(c - 1) if c is not None else BinOp("-", Name(w.blocks.name(s)), Num(1)))
+            if e.func in ("unsqueeze", "transpose") and e.args:
+                return bound(e.args[0])
+        return None
+
+    def access(a: Access) -> None:
+        nonlocal tiles
+        dims = w.t.shapes[a.tensor]
+        for d, idx in enumerate(a.indices):
+            if isinstance(idx, Slice):
+                continue
+            lower, upper = not w.nonneg(idx), not w.below(idx, dims[d])
+            if not (lower or upper):
+                continue
+            b = bound(idx)
+            if b is None:
+                continue
+            lo, hi = (w.index(x).text for x in b)
+            if lower:
+                conds.append(f"({lo} >= 0)")
+            if upper:
+                conds.append(f"({hi} < {w.size(dims[d]).text})")
+            proven.add((id(a), d))
+            tiles = tiles or w.t.type_of(idx).rank > 0
+
+    def visit(body: list[Stmt]) -> None:
+        for s in body:
+            if isinstance(s, For):
+                step = s.step if s.step is not None else Num(1)
+                start = s.start if s.start is not None else Num(0)
+                ok = isinstance(step, Num) and isinstance(step.value, int) and step.value > 0
+                lo, hi = bound(start), bound(s.stop)
+                ranges[s.var] = (lo[0], _add(hi[1], Num(-1))) if ok and lo and hi else None
+                visit(s.body)
+            elif isinstance(s, Assign):
+                if inner.get(s.target) == 1 and s.target not in w.carried:
+                    local[s.target] = s.value
+            elif isinstance(s, Load):
+                access(s.src)
+            elif isinstance(s, Store):
+                access(s.dst)
+
+    visit([loop])
+    if not tiles:
+        return None
+    unique = list(dict.fromkeys(conds))
+    return " & ".join(unique), proven
+
+
+def _symbol(w: KernelWriter, name: str) -> bool:
+    return any(s.name == name for s in w.t.sketch.symbols)
+
+
+def _walk(body: list[Stmt]):
+    for s in body:
+        yield s
+        if isinstance(s, For):
+            yield from _walk(s.body)
+
+
+def _num(e: Expr) -> int | None:
+    return e.value if isinstance(e, Num) and isinstance(e.value, int) else None
+
+
+def _neg(e: Expr) -> Expr:
+    n = _num(e)
+    return Num(-n) if n is not None else Neg(e)
+
+
+def _add(a: Expr, b: Expr) -> Expr:
+    x, y = _num(a), _num(b)
+    if x is not None and y is not None:
+        return Num(x + y)
+    if y == 0:
+        return a
+    if x == 0:
+        return b
+    if y is not None and y < 0:
+        return BinOp("-", a, Num(-y))
+    return BinOp("+", a, b)
+
+
+def _sub(a: Expr, b: Expr) -> Expr:
+    y = _num(b)
+    return _add(a, Num(-y)) if y is not None else BinOp("-", a, b)
+
+
+def _mul(a: Expr, b: Expr) -> Expr:
+    x, y = _num(a), _num(b)
+    if x is not None and y is not None:
+        return Num(x * y)
+    if y == 1:
+        return a
+    if x == 1:
+        return b
+    if x == 0 or y == 0:
+        return Num(0)
+    return BinOp("*", a, b)
+
+
+def _binop(w: KernelWriter, op: str, a: Bound | None, b: Bound | None, e: BinOp) -> Bound | None:
+    """Bounds of ``a op b`` from the operands' bounds (None where they cannot be formed)."""
+    if a is None or b is None:
+        return None
+    if op == "+":
+        return _add(a[0], b[0]), _add(a[1], b[1])
+    if op == "-":
+        return _sub(a[0], b[1]), _sub(a[1], b[0])
+    if op == "*":
+        for x, y, factor in ((a, b, e.left), (b, a, e.right)):
+            if x[0] is x[1] or x[0] == x[1]:       # a point: its sign decides
+                c = _num(x[0])
+                if c is not None and c < 0:
+                    return _mul(y[1], x[0]), _mul(y[0], x[0])
+                if c is not None or w.nonneg(factor):
+                    return _mul(y[0], x[0]), _mul(y[1], x[0])
+        return None
+    if op == "//":
+        c = _num(b[0])
+        if c is not None and c > 0 and b[0] == b[1]:   # floor division by a positive constant: monotone
+            return BinOp("//", a[0], b[0]), BinOp("//", a[1], b[0])
+        return None
+    return None

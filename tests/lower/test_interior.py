@@ -1,0 +1,101 @@
+"""Interior versions of `vectorize` loops (akg_rag.lower.triton_interior): tiles whose accesses all
+lie inside their tensors run the loop without bounds masks, the others the masked loop; both
+give torch's result, and an index whose bounds cannot be formed keeps its masks."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+POOL1D = """
+sketch pool1d {
+  symbols: R, W, OW
+  tensors: x[R, W]: f32 in; y[R, OW]: f32 out
+  params: BW = 6
+
+  @llm_hint("parallel", "grid")
+  for pid in range(R * ((OW + BW - 1) // BW)):
+    r = pid // ((OW + BW - 1) // BW)
+    b = pid % ((OW + BW - 1) // BW)
+    ow = b * BW + iota(BW)
+    acc = alloc([BW], f32, hint="accumulator", init=-inf)
+    @llm_hint("vectorize", "thread")
+    for k in range(KS):
+      p = ow - PAD + k * DIL
+      v = alloc([BW], f32)
+      load(x[r, p] -> v, other=-inf)
+      acc = max(acc, v)
+    store(acc -> y[r, b * BW:b * BW + BW])
+}
+"""
+
+
+def _pool(ks: int, pad: int, dil: int, hint: bool = True) -> str:
+    text = POOL1D.replace("KS", str(ks)).replace("PAD", str(pad)).replace("DIL", str(dil))
+    return text if hint else text.replace('    @llm_hint("vectorize", "thread")\n', "")
+
+
+def _versions(code: str) -> tuple[str, str]:
+    """The interior and the masked version of the versioned loop."""
+    head, _, rest = code.partition("if interior:")
+    assert rest, "no interior version"
+    inside, _, outside = rest.partition("else:")
+    return inside, outside
+
+
+def test_interior_version_matches_torch_at_edges_and_inside(build, device):
+    """Rows of 40 in tiles of 6 (a power-of-two block of 8 lanes): the first and last tiles of a
+    row touch the padding, the middle ones are interior; every output is torch's."""
+    x = torch.randn(3, 40, device=device)
+    ref = F.max_pool1d(x[:, None], 5, stride=1, padding=2, dilation=2)[:, 0]
+    y = torch.full_like(ref, float("nan"))
+    fn, _, src = build(_pool(5, 2, 2))
+    inside, outside = _versions(src.code)
+    assert "interior = " in src.code
+    # the test bounds the padded lanes (BLOCK_BW - 1), not the tile's 6
+    test = next(line for line in src.code.splitlines() if "interior = " in line)
+    assert "BLOCK_BW - 1" in test and "(r < R)" in test
+    load_inside = inside[inside.index("tl.load("):]
+    load_inside = load_inside[:load_inside.index(")\n") + 1]
+    assert "mask=" not in load_inside and ">= 0" not in load_inside
+    assert "mask=" in outside and "(p >= 0)" in outside and "(p < W)" in outside
+    fn(x, y)
+    torch.testing.assert_close(y, ref)
+
+
+def test_interior_version_with_every_tile_at_an_edge(build, device):
+    """A window wider than a tile reaches past both ends of a short row from every tile: the
+    masked version runs everywhere, still torch's result."""
+    x = torch.randn(2, 9, device=device)
+    ref = F.max_pool1d(x[:, None], 9, stride=1, padding=4, dilation=1)[:, 0]
+    y = torch.full_like(ref, float("nan"))
+    fn, _, _ = build(_pool(9, 4, 1))
+    fn(x, y)
+    torch.testing.assert_close(y, ref)
+
+
+def test_no_hint_no_version(build):
+    _, _, src = build(_pool(5, 2, 2, hint=False))
+    assert "if interior" not in src.code
+
+
+def test_an_index_without_bounds_keeps_its_masks(build, device):
+    """A ``%`` in the window index: no bound can be formed, so nothing is versioned."""
+    text = _pool(3, 1, 1).replace("p = ow - 1 + k * 1", "p = (ow + k) % W")
+    x = torch.randn(2, 16, device=device)
+    y = torch.empty(2, 16, device=device)
+    fn, _, src = build(text)
+    assert "if interior" not in src.code
+    fn(x, y)
+    idx = (torch.arange(16)[:, None] + torch.arange(3)[None, :]) % 16
+    torch.testing.assert_close(y, x.cpu()[:, idx].amax(-1).to(device))
+
+
+def test_a_local_assigned_twice_is_not_bounded(build):
+    """An index through a local assigned twice before the loop: its value at the loop is not
+    its first definition, so its masks stay and the loop is not versioned."""
+    text = _pool(3, 1, 1).replace(
+        "    ow = b * BW + iota(BW)\n",
+        "    ow = b * BW + iota(BW)\n    ow = ow - 1\n")
+    _, _, src = build(text)
+    assert "if interior" not in src.code
