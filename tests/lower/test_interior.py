@@ -99,3 +99,18 @@ def test_a_local_assigned_twice_is_not_bounded(build):
         "    ow = b * BW + iota(BW)\n    ow = ow - 1\n")
     _, _, src = build(text)
     assert "if interior" not in src.code
+
+
+def test_a_stride_one_pooling_task_lowers_to_an_interior_version(monkeypatch):
+    """The suite's 1-D pooling at stride 1 (verified end to end in test_suite_tasks' Triton
+    sample) lowers to an unrolled window loop with an interior version; a strided one does not."""
+    from pathlib import Path
+
+    from akg_rag.lower.assemble import lower_task
+
+    monkeypatch.setenv("AKG_TASK_SCALE", "small")
+    tasks = Path(__file__).resolve().parents[2] / "benchmarks" / "tasks"
+    source, _ = lower_task(tasks / "pool_max1d_dilated_s1.py", "triton", "cuda")
+    assert "if interior:" in source and "tl.static_range(5)" in source
+    source, _ = lower_task(tasks / "pool_max1d_strided.py", "triton", "cuda")
+    assert "if interior:" not in source
