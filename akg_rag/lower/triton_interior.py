@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from akg_rag.lower.sizes import Size, size_of
 from akg_rag.sketch.nodes import (
     Access, Alloc, Assign, Barrier, BinOp, Call, Expr, For, Load, Name, Neg, Num, Slice, Stmt, Store,
 )
@@ -33,10 +34,11 @@ if TYPE_CHECKING:
 Bound = tuple[Expr, Expr]
 
 
-def versioned(loop: For) -> bool:
-    """Whether ``loop`` asks for an interior version (a ``vectorize`` hint, no barrier inside)."""
+def versioned(loop: For, body: list[Stmt] | None = None) -> bool:
+    """Whether ``loop`` asks for an interior version of itself (or of ``body``, the part of a
+    grid loop's program that would be versioned): a ``vectorize`` hint, no barrier inside."""
     return any(h.kind == "vectorize" for h in loop.hints) and not any(
-        isinstance(s, Barrier) for s in _walk(loop.body))
+        isinstance(s, Barrier) for s in _walk(loop.body if body is None else body))
 
 
 def assignments(body: list[Stmt]) -> dict[str, int]:
@@ -49,10 +51,17 @@ def assignments(body: list[Stmt]) -> dict[str, int]:
     return counts
 
 
-def interior(w: KernelWriter, loop: For) -> tuple[str, set[tuple[int, int]]] | None:
-    """The test of the interior version of ``loop`` (kernel text) and the (access id, dim) pairs
-    whose bounds masks it makes redundant; None when no mask can be dropped."""
-    inner = assignments(loop.body)
+def split_body(body: list[Stmt]) -> int:
+    """Where a program's body is versioned when its grid loop asks for it: at the first load,
+    store or loop (the statements before it only compute the program's indices)."""
+    return next((i for i, s in enumerate(body) if isinstance(s, (Load, Store, For))), len(body))
+
+
+def interior(w: KernelWriter, stmts: list[Stmt]) -> tuple[str, set[tuple[int, int]]] | None:
+    """The test of the interior version of ``stmts`` (a loop, or the rest of a program; kernel
+    text) and the (access id, dim) pairs whose bounds masks it makes redundant; None when no tile
+    index can be bounded."""
+    inner = assignments(stmts)
     ranges: dict[str, Bound | None] = {}
     local: dict[str, Expr] = {}
     conds: list[str] = []
@@ -75,10 +84,10 @@ def interior(w: KernelWriter, loop: For) -> tuple[str, set[tuple[int, int]]] | N
                 return (e, e)               # fixed while the loop runs
             if w.assigned.get(e.id) != 1 or e.id not in w.defs:
                 return None
-            d = w.defs[e.id]
-            if w.t.type_of(e).rank == 0:
+            rank = _rank(w, e)
+            if rank == 0:
                 return (e, e)               # a scalar defined once, before the loop
-            return bound(d)
+            return bound(w.defs[e.id]) if rank is not None else None
         if isinstance(e, Neg):
             b = bound(e.operand)
             return None if b is None else (_neg(b[1]), _neg(b[0]))
@@ -94,17 +103,23 @@ def interior(w: KernelWriter, loop: For) -> tuple[str, set[tuple[int, int]]] | N
                 return bound(e.args[0])
         return None
 
-    def access(a: Access) -> None:
+    def access(a: Access, shape: tuple[Size, ...]) -> None:
         nonlocal tiles
         dims = w.t.shapes[a.tensor]
+        slices = [d for d, idx in enumerate(a.indices) if isinstance(idx, Slice)]
         for d, idx in enumerate(a.indices):
-            if isinstance(idx, Slice):
-                continue
-            lower, upper = not w.nonneg(idx), not w.below(idx, dims[d])
-            if not (lower or upper):
-                continue
-            b = bound(idx)
-            if b is None:
+            if isinstance(idx, Slice):   # start + the lanes of its extent (padded lanes stay masked)
+                ext = shape[len(shape) - len(slices) + slices.index(d)]
+                lower = not w.nonneg(idx.start)
+                upper = lower or size_of(idx.stop, w._values()) != dims[d]
+                b = bound(idx.start)
+                b = None if b is None else (b[0], _add(b[1], _sub(ext.expr, Num(1))))
+                tile = True
+            else:
+                lower, upper = not w.nonneg(idx), not w.below(idx, dims[d])
+                b = bound(idx) if lower or upper else None
+                tile = bool(_rank(w, idx))
+            if not (lower or upper) or b is None:
                 continue
             lo, hi = (w.index(x).text for x in b)
             if lower:
@@ -112,7 +127,7 @@ def interior(w: KernelWriter, loop: For) -> tuple[str, set[tuple[int, int]]] | N
             if upper:
                 conds.append(f"({hi} < {w.size(dims[d]).text})")
             proven.add((id(a), d))
-            tiles = tiles or w.t.type_of(idx).rank > 0
+            tiles = tiles or tile
 
     def visit(body: list[Stmt]) -> None:
         for s in body:
@@ -127,15 +142,23 @@ def interior(w: KernelWriter, loop: For) -> tuple[str, set[tuple[int, int]]] | N
                 if inner.get(s.target) == 1 and s.target not in w.carried:
                     local[s.target] = s.value
             elif isinstance(s, Load):
-                access(s.src)
+                access(s.src, w.t.definition(s).value.shape)
             elif isinstance(s, Store):
-                access(s.dst)
+                access(s.dst, w.t.type_of(s.dst).shape)
 
-    visit([loop])
+    visit(stmts)
     if not tiles:
         return None
     unique = list(dict.fromkeys(conds))
     return " & ".join(unique), proven
+
+
+def _rank(w: KernelWriter, e: Expr) -> int | None:
+    """The rank of ``e``'s value (None where the typed sketch recorded none)."""
+    try:
+        return w.t.type_of(e).rank
+    except KeyError:
+        return None
 
 
 def _symbol(w: KernelWriter, name: str) -> bool:

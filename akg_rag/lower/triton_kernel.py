@@ -20,7 +20,7 @@ from akg_rag.lower.reuse import Reuse, reuse, statements
 from akg_rag.lower.triton_barrier import barriers, emit_barrier
 from akg_rag.lower.sizes import Size, size_of
 from akg_rag.lower.triton_expr import ExprWriter
-from akg_rag.lower.triton_interior import assignments, interior, versioned
+from akg_rag.lower.triton_interior import assignments, interior, split_body, versioned
 from akg_rag.lower.triton_names import ADD, ATOM, CMP, COMPUTE_TL, MUL, Blocks, Em, Namer, lit
 from akg_rag.lower.typed import GridAxis, Launch, TypedSketch
 from akg_rag.sketch.nodes import (
@@ -179,22 +179,29 @@ class KernelWriter(ExprWriter):
                       f"{COMPUTE_TL[d.target.dtype]})  # {what}")
 
     def loop(self, s: For) -> None:
-        guard = interior(self, s) if versioned(s) and not self.proven else None
-        if guard is None:
+        if not (versioned(s) and not self.proven and self.versions([s], lambda: self.plain_loop(s))):
             self.plain_loop(s)
-            return
+
+    def versions(self, stmts: list[Stmt], emit) -> bool:
+        """``emit()`` (which writes ``stmts``) twice: under the interior test of ``stmts`` without
+        the bounds masks it proves, else as usual (akg_rag.lower.triton_interior). False, with
+        nothing written, when no tile index of ``stmts`` can be bounded."""
+        guard = interior(self, stmts)
+        if guard is None:
+            return False
         test, self.proven = guard
         flag = self.namer.fresh("interior")
-        self.emit(f"{flag} = {test}  # every index of the loop inside its tensor: no bounds masks")
+        self.emit(f"{flag} = {test}  # every index below inside its tensor: no bounds masks")
         self.emit(f"if {flag}:")
         self.depth += 1
-        self.plain_loop(s)
+        emit()
         self.proven = set()
         self.depth -= 1
         self.emit("else:")
         self.depth += 1
-        self.plain_loop(s)
+        emit()
         self.depth -= 1
+        return True
 
     def plain_loop(self, s: For) -> None:
         start = self.index(s.start) if s.start is not None else Em("0")
@@ -238,9 +245,10 @@ class KernelWriter(ExprWriter):
                 pos = Em(offs) if _is_zero(idx.start) else Em(f"{start.at(ADD)} + {offs}", ADD)
                 if self.blocks.padded(ext):
                     masks.append(self.expand(self.mask(ext), axis, rank))
-                if not self.nonneg(idx.start):
+                inside = (id(a), d) in self.proven   # the interior version's test covers it
+                if not inside and not self.nonneg(idx.start):
                     masks.append(f"({pos.text} >= 0)")
-                if size_of(idx.stop, self._values()) != dim or not self.nonneg(idx.start):
+                if not inside and (size_of(idx.stop, self._values()) != dim or not self.nonneg(idx.start)):
                     masks.append(f"({pos.text} < {self.size(dim).at(CMP + 1)})")
             else:
                 t = self.t.type_of(idx)
@@ -375,7 +383,15 @@ class KernelWriter(ExprWriter):
             self.loops.append((ax.var, ax.start, ax.stop, ax.step))
         if self.reread:
             self.depth += 1
-        self.block(self.launch.body)
+        body = self.launch.body
+        cut = split_body(body)
+        rest = body[cut:]
+        if rest and any(versioned(ax.loop, rest) for ax in grid):   # a program's interior version
+            self.block(body[:cut])
+            if not self.versions(rest, lambda: self.block(rest)):
+                self.block(rest)
+        else:
+            self.block(body)
         body = self.lines
         self.lines = []
         self.depth = 1

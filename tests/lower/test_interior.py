@@ -114,3 +114,54 @@ def test_a_stride_one_pooling_task_lowers_to_an_interior_version(monkeypatch):
     assert "if interior:" in source and "tl.static_range(5)" in source
     source, _ = lower_task(tasks / "pool_max1d_strided.py", "triton", "cuda")
     assert "if interior:" not in source
+
+
+_ODD_POINTWISE = """
+import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x, y):
+        return torch.relu(x) * y + 1.0
+
+def get_inputs():
+    return [torch.randn(15003), torch.randn(15003)]
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_pointwise_programs_inside_the_tensor_drop_their_bounds_masks(tmp_path):
+    """15003 elements (no multiple of 16) in blocks of 2048: the first seven blocks take the
+    interior version (only the lane mask left), the last the masked one; torch's result. A
+    region of several rows (a broadcast keeps [3, 5001] two-dimensional) stays one version: its
+    rows start at addresses Triton cannot prove aligned, so nothing would be vectorised."""
+    import importlib.util
+    import sys
+
+    from akg_rag.lower.assemble import lower_task
+
+    task = tmp_path / "odd_task.py"
+    task.write_text(_ODD_POINTWISE)
+    source, _ = lower_task(task, "triton", "cuda")
+    inside, outside = _versions(source)
+    assert "interior = " in source and "tl.load(" in inside and "tl.store(" in inside
+    for line in inside.splitlines():
+        if "tl.load(" in line or "tl.store(" in line or "mask=" in line:
+            assert "< D" not in line and ">= 0" not in line, line
+    assert "< D" in outside
+    path = tmp_path / "odd_candidate.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location("odd_candidate", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["odd_candidate"] = module
+    spec.loader.exec_module(module)
+    x, y = torch.randn(15003), torch.randn(15003)
+    with torch.no_grad():
+        got = module.ModelNew()(x, y)
+    torch.testing.assert_close(got, torch.relu(x) * y + 1.0)
+    task.write_text(_ODD_POINTWISE.replace("torch.randn(15003), torch.randn(15003)",
+                                           "torch.randn(3, 5001), torch.randn(5001)"))
+    source, _ = lower_task(task, "triton", "cuda")
+    assert "if interior" not in source

@@ -8,11 +8,16 @@ Two forms:
   block); the row's indices are scalars and the last dim a contiguous slice, so no division runs
   per element.
 
+Where a one-dimensional region's length is not a multiple of 16, blocks inside the tensor run an
+interior version without the bounds mask (``INTERIOR``), so their loads are vectors.
+
 ``index`` leaves read the per-dim index tiles (the row's scalars and the column tile in the rows
 form); ``gather`` leaves are gather loads at their index expressions (common.ExprWriter).
 """
 
 from __future__ import annotations
+
+import math
 
 from akg_rag.lower.emit.common import (
     NO_DEPS, Deps, ExprWriter, SketchWriter, access, cdiv_text, decompose, declare_inputs, fit,
@@ -23,6 +28,16 @@ from akg_rag.lower.region import Expr, PointwiseRegion
 ROWS_MIN_LAST = 256      # elements: from this last-dim length on, the rows form is used
 FLAT_BLOCK = 1024        # elements per program in the flat form
 ROW_BLOCK_MAX = 2048     # elements per program in the rows form
+# Where a one-dimensional region's extent (its elements, after coalescing) is not a multiple of
+# 16, Triton cannot prove the `< extent` mask constant across a vector's lanes and loads element
+# by element; the program then asks for an interior version (akg_rag.lower.triton_interior): a
+# block inside the tensor loads and stores without that mask (sm_90, [4099, 8191] relu-mul-add:
+# no load vectorised before, the interior version's all). Extents that are multiples of 16
+# vectorise masked; rows of such a length start at addresses Triton cannot prove aligned (a
+# stride that is no multiple of 16), so their blocks load element by element either way (sm_90,
+# level2/1's [128, 16, 15876] tail: no load vectorised in either version). Both stay one version.
+INTERIOR = (("vectorize", "thread"),)
+VECTOR_EXTENT = 16
 
 
 def emit_pointwise(region: PointwiseRegion, name: str) -> str:
@@ -41,17 +56,22 @@ def emit_pointwise(region: PointwiseRegion, name: str) -> str:
         # the row's indices are scalars; the last dim's positions are the column tile
         pos = [(i, NO_DEPS) for i in idx[:-1]] + [(cols, frozenset({"t"}))]
     else:
-        idx, masks, need = _flat_prologue(w, syms)
+        idx, masks, need = _flat_prologue(w, shape, syms)
         pos = [(i, frozenset({"t"})) for i in idx]
     _body(w, region, amaps, idx, masks, need, rows, pos[:len(region.shape)])
     return w.text()
 
 
-def _flat_prologue(w: SketchWriter, syms: list[str]) -> tuple[list[str], dict[str, str], list[str]]:
+def _interior(shape: tuple[int, ...]) -> tuple[tuple[str, str], ...]:
+    """The grid loop's extra hints for a region of ``shape`` (see ``INTERIOR``)."""
+    return INTERIOR if math.prod(shape[:-1]) == 1 and shape[-1] % VECTOR_EXTENT else ()
+
+
+def _flat_prologue(w: SketchWriter, shape: tuple[int, ...], syms: list[str]) -> tuple[list[str], dict[str, str], list[str]]:
     block = w.param("BLOCK", FLAT_BLOCK)
     total = prod_text(syms)
     pid = w.fresh("pid")
-    w.loop(1, pid, cdiv_text(total, block), "parallel")
+    w.loop(1, pid, cdiv_text(total, block), "parallel", more=_interior(shape))
     offs = w.fresh("offs")
     w.emit(2, f"{offs} = {pid} * {block} + iota({block})")
     idx = decompose(w, 2, offs, syms, [f"i{d}" for d in range(len(syms))])
@@ -62,7 +82,7 @@ def _rows_prologue(w: SketchWriter, shape: tuple[int, ...], syms: list[str]) -> 
     block = w.param("BLOCK", min(ROW_BLOCK_MAX, next_pow2(shape[-1])))
     nb = cdiv_text(syms[-1], block)
     pid = w.fresh("pid")
-    w.loop(1, pid, f"{prod_text(syms[:-1])} * {nb}", "parallel")
+    w.loop(1, pid, f"{prod_text(syms[:-1])} * {nb}", "parallel", more=_interior(shape))
     row, cb = w.fresh("row"), w.fresh("cb")
     w.emit(2, f"{row} = {pid} // {nb}")
     w.emit(2, f"{cb} = {pid} % {nb}")
