@@ -2,20 +2,21 @@
 nowhere inside a program's tile (used by :mod:`akg_rag.lower.triton_kernel`).
 
 A loop hinted ``@llm_hint("vectorize", ...)`` is emitted twice under one test made once per
-program: ``if <every index of the loop's accesses lies inside its tensor>:`` the loop whose loads
-and stores carry no bounds masks for those indices, ``else:`` the loop as usual. The test bounds
-each index by interval arithmetic over the loop: loop variables inside it range over their
-``range`` (constant or symbolic ends, positive step), ``iota(n)`` over its padded lanes ``0 ..
-BLOCK - 1`` (a lane past ``n`` reads too and must be inside the tensor), locals over their single
-definition, and scalars defined outside it are points. An index whose bound cannot be formed
-(a ``%``, a ``where``, a gathered load, a local assigned twice) keeps its masks in both versions;
-a loop none of whose tile indices can be bounded is not versioned.
+program (a grid loop so hinted: its program, from the first load, store or loop on): ``if <every
+index of the loop's accesses lies inside its tensor>:`` the loop whose loads and stores carry no
+bounds masks for those indices, ``else:`` the loop as usual. The test bounds each index (a
+slice: its start, plus its extent) by interval arithmetic over the loop: loop variables inside
+it range over their ``range`` (constant or symbolic ends, positive step), ``iota(n)`` over its
+padded lanes ``0 .. BLOCK - 1`` (a lane past ``n`` reads too and must be inside the tensor),
+locals over their single definition, and scalars defined outside it are points. An index whose
+bound cannot be formed (a ``%``, a ``where``, a gathered load, a local assigned twice) keeps its
+masks in both versions; a loop none of whose tile indices can be bounded is not versioned.
 
 Why: a mask the compiler cannot prove constant across a vector's lanes (``p >= 0`` and ``p < W``
 of a pooling window tapped at an offset) makes Triton load element by element; tiles inside the
 tensor -- all but the edges of a large one -- then load vectors and skip the mask arithmetic. On
 an H100 the interior version of 1-D pooling over [64, 128, 65536] ran 1.37x faster (1.95 -> 1.42
-ms: the copy rate) and of 1-D max pooling with dilation 3 1.28x (docs/results/kernelbench.md,
+ms: the copy rate) and of 1-D max pooling with dilation 3 1.26x (docs/results/kernelbench.md,
 twenty-fourth session). A loop that holds a barrier is not versioned.
 """
 

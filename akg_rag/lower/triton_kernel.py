@@ -179,8 +179,10 @@ class KernelWriter(ExprWriter):
                       f"{COMPUTE_TL[d.target.dtype]})  # {what}")
 
     def loop(self, s: For) -> None:
-        if not (versioned(s) and not self.proven and self.versions([s], lambda: self.plain_loop(s))):
-            self.plain_loop(s)
+        # a `vectorize` loop: an interior version, unless it sits inside one already
+        if versioned(s) and not self.proven and self.versions([s], lambda: self.plain_loop(s)):
+            return
+        self.plain_loop(s)
 
     def versions(self, stmts: list[Stmt], emit) -> bool:
         """``emit()`` (which writes ``stmts``) twice: under the interior test of ``stmts`` without
