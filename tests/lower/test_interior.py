@@ -165,3 +165,48 @@ def test_pointwise_programs_inside_the_tensor_drop_their_bounds_masks(tmp_path):
                                            "torch.randn(3, 5001), torch.randn(5001)"))
     source, _ = lower_task(task, "triton", "cuda")
     assert "if interior" not in source
+
+
+SHIFTED = """
+sketch shifted {
+  symbols: R, W, OW, T
+  tensors: x[R, W]: f32 in; taps[T]: f32 in; y[R, OW]: f32 out
+  params: BW = 8
+
+  @llm_hint("parallel", "grid")
+  for pid in range(R * ((OW + BW - 1) // BW)):
+    r = pid // ((OW + BW - 1) // BW)
+    b = pid % ((OW + BW - 1) // BW)
+    ow = b * BW + iota(BW)
+    acc = alloc([BW], f32, hint="accumulator", init=0)
+    @llm_hint("vectorize", "thread")
+    for k in range(T):
+      for j in range(k, T):
+        p = (ow * 2 + j) // 2 - 1
+        v = alloc([BW], f32)
+        load(x[r, p] -> v)
+        acc = add(acc, v)
+    store(acc -> y[r, b * BW:b * BW + BW])
+}
+"""
+
+
+def test_symbolic_and_triangular_ranges_and_floor_division(build, device):
+    """A loop bound by a symbol, an inner loop starting at the outer one's variable, and an index
+    through ``// 2``: bounded (the loop is versioned) and torch's result at both edges of a row
+    and inside it."""
+    R, W, T = 2, 45, 3
+    x = torch.randn(R, W, device=device)
+    taps = torch.zeros(T, device=device)
+    y = torch.full((R, W), float("nan"), device=device)
+    fn, _, src = build(SHIFTED)
+    assert "if interior:" in src.code
+    fn(x, taps, y)
+    ref = torch.zeros(R, W)
+    xc = x.cpu()
+    for k in range(T):
+        for j in range(k, T):
+            p = (torch.arange(W) * 2 + j) // 2 - 1
+            ok = (p >= 0) & (p < W)
+            ref += torch.where(ok, xc[:, p.clamp(0, W - 1)], torch.zeros(()))
+    torch.testing.assert_close(y.cpu(), ref)
