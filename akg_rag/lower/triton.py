@@ -5,7 +5,7 @@ holds, in order: imports; the module-level tunables ``{NAME}_{PARAM}`` (kernel n
 as the search's tunable scanner wants; the sketch's UPPER_CASE integer parameters, plus
 ``{NAME}_NUM_WARPS`` and ``{NAME}_NUM_STAGES``; ``{NAME}_DOT_MODE`` with an f32 dot and
 ``{NAME}_CACHE_MODE`` and ``{NAME}_GRID_MODE`` where a program reads a row again in a later
-pass), read by the host
+pass; ``{NAME}_INTERIOR_MODE`` where a kernel has an interior version), read by the host
 function at call time so the search can rewrite them; small helper functions; one kernel per
 launch (:mod:`akg_rag.lower.triton_kernel`); and the host function ``def {name}(*tensors)``
 (:mod:`akg_rag.lower.triton_host`). Nothing runs on import.
@@ -54,6 +54,7 @@ DEFAULT_NUM_STAGES = 3   # software-pipelining stages of loops that load (Triton
 DEFAULT_DOT_MODE = 3     # f32 dots: 1 IEEE, 2 three TF32 products of split operands, 3 by layout, 4 K-major copies
 DEFAULT_CACHE_MODE = 2   # a row read again in a later pass: 1 no cache hints, 2 L2 hints (akg_rag.lower.reuse)
 DEFAULT_GRID_MODE = 1    # ... and its launch: 1 one program per grid point, 2 a grid sized to the L2 (_l2_grid)
+DEFAULT_INTERIOR_MODE = 2   # a `vectorize` loop or program: 1 the masked version only, 2 also the interior one
 
 
 def emit_triton(sketch: Sketch, name: str) -> KernelSource:
@@ -82,6 +83,8 @@ def emit_triton(sketch: Sketch, name: str) -> KernelSource:
     if any(kw.reread for _, kw in kernels):   # a row read again: L2 hints and an L2-sized grid
         tunables["CACHE_MODE"] = f"{prefix}_CACHE_MODE"
         tunables["GRID_MODE"] = f"{prefix}_GRID_MODE"
+    if any(kw.versioned for _, kw in kernels):   # interior versions (akg_rag.lower.triton_interior)
+        tunables["INTERIOR_MODE"] = f"{prefix}_INTERIOR_MODE"
     host = host_source(typed, name, kernels, blocks, tunables)
     values = {**{tunables[p]: v for p, v in typed.tunables.items()},
               tunables["NUM_WARPS"]: default_warps(typed, any(kw.dot_gathers for _, kw in kernels)),
@@ -92,6 +95,8 @@ def emit_triton(sketch: Sketch, name: str) -> KernelSource:
         values[tunables["CACHE_MODE"]] = DEFAULT_CACHE_MODE
     if "GRID_MODE" in tunables:
         values[tunables["GRID_MODE"]] = DEFAULT_GRID_MODE
+    if "INTERIOR_MODE" in tunables:
+        values[tunables["INTERIOR_MODE"]] = DEFAULT_INTERIOR_MODE
     code = _module(typed, name, values, helpers, sources, host, k_major="DOT_MODE" in tunables,
                    l2_grid="GRID_MODE" in tunables, resident=any(kw.barriers for _, kw in kernels))
     return KernelSource(code=code, entry=name, tunables=values, tensors=[t.name for t in typed.arguments])

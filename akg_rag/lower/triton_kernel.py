@@ -68,6 +68,7 @@ class KernelWriter(ExprWriter):
         self.assigned = assignments(launch.body)
         self.defs: dict[str, Expr] = {}
         self.proven: set[tuple[int, int]] = set()
+        self.versioned = False                         # an interior version written (INTERIOR switch)
 
     # ---- names ---------------------------------------------------------------------------------
     def dot_switch(self, a: Expr, b: Expr) -> str:
@@ -192,8 +193,10 @@ class KernelWriter(ExprWriter):
         if guard is None:
             return False
         test, self.proven = guard
+        self.versioned = True
         flag = self.namer.fresh("interior")
         self.emit(f"{flag} = {test}  # every index below inside its tensor: no bounds masks")
+        self.emit(f"{flag} = {flag} & (INTERIOR == 1)  # host: INTERIOR_MODE")
         self.emit(f"if {flag}:")
         self.depth += 1
         emit()
@@ -429,6 +432,8 @@ class KernelWriter(ExprWriter):
             out.append(("DOT_X3: tl.constexpr", "f32 dots: 0 IEEE products, 1 three TF32 products of split operands (host: DOT_MODE)"))
         if self.reread:
             out.append(("CACHE_HINTS: tl.constexpr", "L2 hints on re-read rows and streamed stores (host: CACHE_MODE)"))
+        if self.versioned:
+            out.append(("INTERIOR: tl.constexpr", "1: programs inside the tensors run the interior version (host: INTERIOR_MODE)"))
         out.append(("USE_INT64: tl.constexpr", "int64 index arithmetic (a tensor spans >= 2**31 elements)"))
         return out
 

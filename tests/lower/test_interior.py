@@ -63,6 +63,29 @@ def test_interior_version_matches_torch_at_edges_and_inside(build, device):
     torch.testing.assert_close(y, ref)
 
 
+def test_the_interior_version_is_a_host_switch(build, device):
+    """``{NAME}_INTERIOR_MODE``: 2 (the default) runs the interior version where it applies, 1
+    only the masked code (the kernel's INTERIOR flag off); both give torch's result, and other
+    values are refused before any launch."""
+    import pytest
+
+    x = torch.randn(3, 40, device=device)
+    ref = F.max_pool1d(x[:, None], 5, stride=1, padding=2, dilation=2)[:, 0]
+    fn, module, src = build(_pool(5, 2, 2))
+    assert src.tunables["K_INTERIOR_MODE"] == 2 and "INTERIOR=int(K_INTERIOR_MODE == 2)" in src.code
+    assert "& (INTERIOR == 1)" in src.code
+    for mode in (1, 2):
+        module.K_INTERIOR_MODE = mode
+        y = torch.full_like(ref, float("nan"))
+        fn(x, y)
+        torch.testing.assert_close(y, ref)
+    module.K_INTERIOR_MODE = 3
+    with pytest.raises(ValueError, match="INTERIOR_MODE"):
+        fn(x, torch.empty_like(ref))
+    _, _, plain = build(_pool(5, 2, 2, hint=False))
+    assert "INTERIOR_MODE" not in plain.code
+
+
 def test_interior_version_with_every_tile_at_an_edge(build, device):
     """A window wider than a tile reaches past both ends of a short row from every tile: the
     masked version runs everywhere, still torch's result."""

@@ -69,6 +69,8 @@ def test_split_counts_keep_whole_blocks_and_empty_chunks_are_illegal():
     assert knobs["RBLOCK"].values[0] == 16 and knobs["NUM_STAGES"].values == (1, 2, 3, 4, 5)
     hinted = _knobs(SPLIT, {"K0_SPLIT": 8, "K0_CACHE_MODE": 2}, sizes)
     assert hinted["CACHE_MODE"].values == (1, 2) and hinted["CACHE_MODE"].value == 2
+    versioned = _knobs(SPLIT, {"K0_SPLIT": 8, "K0_INTERIOR_MODE": 2}, sizes)
+    assert versioned["INTERIOR_MODE"].values == (1, 2) and "interior" in versioned["INTERIOR_MODE"].why
     sketch, all_knobs = check_sketch(SPLIT), list(knobs.values())
     ok = violation(all_knobs, {"K0_SPLIT": 64, "K0_RBLOCK": 1024}, {"k0": sketch}, {"k0": sizes}, "triton")
     bad = violation(all_knobs, {"K0_SPLIT": 128, "K0_RBLOCK": 1024}, {"k0": sketch}, {"k0": sizes}, "triton")
