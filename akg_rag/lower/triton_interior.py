@@ -35,6 +35,59 @@ if TYPE_CHECKING:
 Bound = tuple[Expr, Expr]
 
 
+class InteriorMixin:
+    """The interior versions a ``KernelWriter`` writes (its ``plain_loop``, ``block``, ``emit``
+    and ``access`` do the rest; ``access`` leaves out the bounds masks in ``proven``)."""
+
+    def init_interior(self, body: list[Stmt]) -> None:
+        # each local's assignments and defining value (set by ``block``), the (access id, dim)
+        # bounds masks left out, and whether any interior version was written (INTERIOR switch)
+        self.assigned = assignments(body)
+        self.defs: dict[str, Expr] = {}
+        self.proven: set[tuple[int, int]] = set()
+        self.versioned = False
+
+    def loop(self, s: For) -> None:
+        # a `vectorize` loop: an interior version, unless it sits inside one already
+        if versioned(s) and not self.proven and self.versions([s], lambda: self.plain_loop(s)):
+            return
+        self.plain_loop(s)
+
+    def program(self, body: list[Stmt], grid: list) -> None:
+        """A grid point's statements; versioned from ``split_body`` on when a grid loop asks."""
+        cut = split_body(body)
+        rest = body[cut:]
+        if rest and any(versioned(ax.loop, rest) for ax in grid):
+            self.block(body[:cut])
+            if not self.versions(rest, lambda: self.block(rest)):
+                self.block(rest)
+        else:
+            self.block(body)
+
+    def versions(self, stmts: list[Stmt], emit) -> bool:
+        """``emit()`` (which writes ``stmts``) twice: under the interior test of ``stmts`` without
+        the bounds masks it proves, else as usual. False, with nothing written, when no tile
+        index of ``stmts`` can be bounded."""
+        guard = interior(self, stmts)
+        if guard is None:
+            return False
+        test, self.proven = guard
+        self.versioned = True
+        flag = self.namer.fresh("interior")
+        self.emit(f"{flag} = {test}  # every index below inside its tensor: no bounds masks")
+        self.emit(f"{flag} = {flag} & (INTERIOR == 1)  # host: INTERIOR_MODE")
+        self.emit(f"if {flag}:")
+        self.depth += 1
+        emit()
+        self.proven = set()
+        self.depth -= 1
+        self.emit("else:")
+        self.depth += 1
+        emit()
+        self.depth -= 1
+        return True
+
+
 def versioned(loop: For, body: list[Stmt] | None = None) -> bool:
     """Whether ``loop`` asks for an interior version of itself (or of ``body``, the part of a
     grid loop's program that would be versioned): a ``vectorize`` hint, no barrier inside."""

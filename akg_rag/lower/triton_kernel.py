@@ -20,7 +20,7 @@ from akg_rag.lower.reuse import Reuse, reuse, statements
 from akg_rag.lower.triton_barrier import barriers, emit_barrier
 from akg_rag.lower.sizes import Size, size_of
 from akg_rag.lower.triton_expr import ExprWriter
-from akg_rag.lower.triton_interior import assignments, interior, split_body, versioned
+from akg_rag.lower.triton_interior import InteriorMixin
 from akg_rag.lower.triton_names import ADD, ATOM, CMP, COMPUTE_TL, MUL, Blocks, Em, Namer, lit
 from akg_rag.lower.typed import GridAxis, Launch, TypedSketch
 from akg_rag.sketch.nodes import (
@@ -33,7 +33,7 @@ MAX_LINE = 100           # characters; longer load/store lines put one argument 
 STATIC_UNROLL_MAX = 64   # iterations; longer `unroll` loops stay tl.range loops
 
 
-class KernelWriter(ExprWriter):
+class KernelWriter(InteriorMixin, ExprWriter):
     """Writes the kernel of one launch; ``source()`` returns its text."""
 
     def __init__(self, typed: TypedSketch, launch: Launch, blocks: Blocks, namer: Namer,
@@ -63,12 +63,7 @@ class KernelWriter(ExprWriter):
         self.ticket = namer.fresh("ticket_ptr") if self.barriers else ""
         self.reuse = Reuse() if self.barriers else reuse(launch.body)
         self.reread = self.reuse.reread
-        # interior versions of `vectorize` loops (akg_rag.lower.triton_interior): each local's
-        # assignments and defining value, and the (access id, dim) bounds masks left out
-        self.assigned = assignments(launch.body)
-        self.defs: dict[str, Expr] = {}
-        self.proven: set[tuple[int, int]] = set()
-        self.versioned = False                         # an interior version written (INTERIOR switch)
+        self.init_interior(launch.body)   # interior versions of `vectorize` loops and programs
 
     # ---- names ---------------------------------------------------------------------------------
     def dot_switch(self, a: Expr, b: Expr) -> str:
@@ -179,36 +174,8 @@ class KernelWriter(ExprWriter):
             self.emit(f"{self.var(s.target)} = tl.full({self.block_shape(d.target.shape)}, {fill.text}, "
                       f"{COMPUTE_TL[d.target.dtype]})  # {what}")
 
-    def loop(self, s: For) -> None:
-        # a `vectorize` loop: an interior version, unless it sits inside one already
-        if versioned(s) and not self.proven and self.versions([s], lambda: self.plain_loop(s)):
-            return
-        self.plain_loop(s)
-
-    def versions(self, stmts: list[Stmt], emit) -> bool:
-        """``emit()`` (which writes ``stmts``) twice: under the interior test of ``stmts`` without
-        the bounds masks it proves, else as usual (akg_rag.lower.triton_interior). False, with
-        nothing written, when no tile index of ``stmts`` can be bounded."""
-        guard = interior(self, stmts)
-        if guard is None:
-            return False
-        test, self.proven = guard
-        self.versioned = True
-        flag = self.namer.fresh("interior")
-        self.emit(f"{flag} = {test}  # every index below inside its tensor: no bounds masks")
-        self.emit(f"{flag} = {flag} & (INTERIOR == 1)  # host: INTERIOR_MODE")
-        self.emit(f"if {flag}:")
-        self.depth += 1
-        emit()
-        self.proven = set()
-        self.depth -= 1
-        self.emit("else:")
-        self.depth += 1
-        emit()
-        self.depth -= 1
-        return True
-
     def plain_loop(self, s: For) -> None:
+        """The loop as written (``loop``, from InteriorMixin, may write it twice)."""
         start = self.index(s.start) if s.start is not None else Em("0")
         stop, step = self.index(s.stop), (self.index(s.step) if s.step is not None else None)
         args = [stop.text] if s.start is None and step is None else [start.text, stop.text] + (
@@ -388,15 +355,7 @@ class KernelWriter(ExprWriter):
             self.loops.append((ax.var, ax.start, ax.stop, ax.step))
         if self.reread:
             self.depth += 1
-        body = self.launch.body
-        cut = split_body(body)
-        rest = body[cut:]
-        if rest and any(versioned(ax.loop, rest) for ax in grid):   # a program's interior version
-            self.block(body[:cut])
-            if not self.versions(rest, lambda: self.block(rest)):
-                self.block(rest)
-        else:
-            self.block(body)
+        self.program(self.launch.body, grid)
         body = self.lines
         self.lines = []
         self.depth = 1
