@@ -12,9 +12,16 @@ Three forms:
 * implicit GEMM (grouped, transposed, or few input channels): per group, ``[BM pixels, BK taps] x
   [BK taps, BN channels]`` tiles; pixel and tap indices come from ``//`` and ``%`` of flat index
   tiles built with ``unsqueeze``;
-* direct (few output channels per group, as in depthwise convolution, where a GEMM tile would be
-  mostly empty): one program per (image, output channel, ``BLOCK`` pixels), sequential loops over
-  the group's input channels and the kernel taps, one scalar weight per tap.
+* tiled direct (one input channel per group, as in depthwise convolution, few output channels
+  per group, not transposed): the pooling emitter's tiles (akg_rag.lower.emit.pool) -- a program
+  owns ``BH x BW`` outputs of the last two spatial dims (``BW`` of a 1-D conv) of one (image,
+  output channel, leading spatial index), so every tap's input positions are a column plus a row
+  vector, with no division per element; the tap loops run to the kernel's sizes as literals
+  (the weight is declared with them), unrolled where the kernel is small, and at stride 1 along
+  the last dim the window loop asks for an interior version without bounds masks;
+* direct (other few-output-channel groups, where a GEMM tile would be mostly empty): one program
+  per (image, output channel, ``BLOCK`` pixels), sequential loops over the group's input channels
+  and the kernel taps, one scalar weight per tap.
 
 Input positions outside the image read 0 (padding), so no bounds logic runs per tap.
 
@@ -29,6 +36,7 @@ import math
 from akg_rag.lower.emit.common import (
     NO_DEPS, Deps, ExprWriter, SketchWriter, align, cdiv_text, decompose, fit, next_pow2, prod_text,
 )
+from akg_rag.lower.emit.pool import tap_unroll, tile_extents, window_interior
 from akg_rag.lower.region import ConvRegion, Expr
 
 DIRECT_MAX_OG = 8   # output channels per group below which the direct form is used
@@ -41,7 +49,7 @@ TAPWISE_CHANNELS = 16
 
 
 class _Conv:
-    def __init__(self, r: ConvRegion, name: str) -> None:
+    def __init__(self, r: ConvRegion, name: str, literal_kernel: bool = False) -> None:
         self.r = r
         nd = len(r.x.shape) - 2
         if nd < 1 or len(r.shape) != nd + 2 or len(r.w.shape) != nd + 2:
@@ -54,7 +62,8 @@ class _Conv:
         self.N = w.symbol("N")
         self.S = [w.symbol(c) for c in sp]                 # input spatial sizes
         self.OS = [w.symbol(f"O{c}") for c in sp]          # output spatial sizes
-        self.KS = [w.symbol(f"K{c}") for c in sp]          # kernel sizes
+        # kernel sizes: symbols, or the weight's own sizes as literals (loops the compiler unrolls)
+        self.KS = [str(k) for k in r.w.shape[2:]] if literal_kernel else [w.symbol(f"K{c}") for c in sp]
         if r.transposed:   # w: [C, O/G, *K]
             self.C, self.OG = w.symbol("C"), w.symbol("OG")
             self.CG, self.O = (f"({self.C} // {G})" if G > 1 else self.C), (f"{self.OG} * {G}" if G > 1 else self.OG)
@@ -278,10 +287,58 @@ class _Conv:
         return w.text()
 
 
+    def tiled(self) -> str:
+        """The tiled direct form (module docstring): one input channel a group."""
+        w, r, nd = self.w, self.r, self.nd
+        tdims = min(nd, 2)
+        bh, bw = tile_extents(tuple(r.shape), r.stride[nd - tdims:], tdims)
+        plane = [self.N, self.O, *self.OS[:nd - tdims]]
+        blocks = []
+        if tdims == 2:
+            blocks.append((self.OS[-2], w.param("BH", bh), "h"))
+        blocks.append((self.OS[-1], w.param("BW", bw), "w"))
+        pid = w.fresh("pid")
+        w.loop(1, pid, prod_text([*plane, *(cdiv_text(ext, b) for ext, b, _ in blocks)]), "parallel")
+        names = ["n", "co", *(f"o{i}" for i in range(nd - tdims)), *(f"b{a}" for *_, a in blocks)]
+        split = decompose(w, 2, pid, [*plane, *(cdiv_text(ext, b) for ext, b, _ in blocks)], names)
+        n, co, outs = split[0], split[1], split[2:len(plane)]
+        masks: dict[str, str] = {}
+        dep_of: dict[int, str] = {}
+        for (ext, b, axis), blk in zip(blocks, split[len(plane):]):
+            o = w.fresh(f"o{axis}")
+            lanes = f"{blk} * {b} + iota({b})"
+            if tdims == 2:
+                lanes = f"unsqueeze({lanes}, axis={0 if axis == 'w' else 1})"
+            w.emit(2, f"{o} = {lanes}")
+            dep_of[2 + len(outs)] = axis
+            outs.append(o)
+            masks[axis] = f"lt({o}, {ext})"
+        ci = co if r.groups == r.shape[1] else f"{co} // {self.OG}"   # the group's input channel
+        acc = w.fresh("acc")
+        tile = [b for _, b, _ in blocks]
+        w.emit(2, f'{acc} = alloc([{", ".join(tile)}], {self.f_acc}, hint="accumulator", init=0)')
+        taps = [w.fresh(f"k{i}") for i in range(nd)]
+        kernel = tuple(int(k) for k in r.w.shape[2:])
+        for i, k in enumerate(taps):   # the window: an interior version without bounds masks
+            w.loop(2 + i, k, self.KS[i], *tap_unroll(kernel), more=window_interior(r.stride) if i == 0 else ())
+        depth = 2 + nd
+        pos = [self.in_pos(depth, outs[i], taps[i], i) for i in range(nd)]
+        xv, wv = w.fresh("xv"), w.fresh("wv")
+        w.emit(depth, f"load({r.x.name}[{', '.join([n, f'{ci} * {self.CG}', *pos])}] -> {xv})")
+        w.emit(depth, f"load({r.w.name}[{', '.join([co, '0', *taps])}] -> {wv})")
+        w.emit(depth, f"{acc} = add({acc}, mul({xv}, {wv}))")
+        axes = list(masks)
+        self.epilogue(2, acc, frozenset(axes), [n, co, *outs], co, masks, axes, dep_of)
+        return w.text()
+
+
 def emit_conv(region: ConvRegion, name: str) -> str:
     """Sketch text of a convolution region (see the module docstring)."""
+    few = region.shape[1] // region.groups < DIRECT_MAX_OG
+    if few and not region.transposed and region.w.shape[1] == 1:
+        return _Conv(region, name, literal_kernel=True).tiled()
     c = _Conv(region, name)
-    if region.shape[1] // region.groups < DIRECT_MAX_OG:
+    if few:
         return c.direct()
     if region.groups == 1 and not region.transposed and region.x.shape[1] % TAPWISE_CHANNELS == 0:
         return c.tapwise()

@@ -25,6 +25,8 @@ the padded input, without it the window clipped to the input; ``divisor_override
 
 from __future__ import annotations
 
+import math
+
 from akg_rag.lower.emit.common import (
     NO_DEPS, Deps, ExprWriter, SketchWriter, align, cdiv_text, decompose, fit, next_pow2, prod_text,
 )
@@ -94,14 +96,7 @@ def emit_pool(region: PoolRegion, name: str) -> str:
     rolled = ROLL and nd >= 2 and r.kernel[0] >= ROLL_MIN_REUSE * r.stride[0]
     tdims = min(nd - (1 if rolled else 0), 2)  # the tiled dims: the last one or two pooled dims
     plane = osyms[:len(osyms) - tdims]
-    # rows of BW_MAX outputs (strided: enough to span ROW_SPAN inputs), or longer rows when there
-    # are fewer rows than that leaves room for (H = 1)
-    stride = next_pow2(max(r.stride[nd - tdims:]))   # powers of two keep the tile a power of two
-    n_out = max(TILE_STRIDED, TILE // stride)
-    row = BW_MAX if stride == 1 else min(n_out, max(BW_MAX, ROW_SPAN // stride))
-    wide = n_out if tdims == 1 else max(row, n_out // next_pow2(shape[-2]))
-    bw = min(next_pow2(shape[-1]), wide)
-    bh = min(next_pow2(shape[-2]), max(1, n_out // bw)) if tdims == 2 else 1
+    bh, bw = tile_extents(shape, r.stride[nd - tdims:], tdims)
     blocks = []
     if tdims == 2:
         BH = w.param("BH", bh)
@@ -141,8 +136,8 @@ def emit_pool(region: PoolRegion, name: str) -> str:
     w.emit(2, f'{acc} = alloc([{", ".join(tile)}], {f_acc}, hint="accumulator", init={"-inf" if is_max else 0})')
     taps = [w.fresh(f"k{i}") for i in range(nd)]
     dil = r.dilation if is_max else (1,) * nd
-    unroll = _unroll(r.kernel)
-    interior = _interior(r)
+    unroll = tap_unroll(r.kernel)
+    interior = window_interior(r.stride)
     for i, k in enumerate(taps):   # the window: an interior version without bounds masks
         w.loop(2 + i, k, str(r.kernel[i]), *unroll, more=interior if i == 0 else ())
     depth = 2 + nd
@@ -161,19 +156,30 @@ def emit_pool(region: PoolRegion, name: str) -> str:
     return w.text()
 
 
-def _unroll(kernel) -> tuple[str, ...]:
+def tile_extents(shape: tuple[int, ...], strides, tdims: int) -> tuple[int, int]:
+    """``(BH, BW)`` defaults of a tile over the last ``tdims`` (1 or 2) dims of an output of
+    ``shape`` whose windows move by ``strides`` along them (``BH`` 1 for one dim): rows of
+    ``BW_MAX`` outputs (strided: enough to span ``ROW_SPAN`` inputs), or longer rows when there
+    are fewer rows than that leaves room for (H = 1); ``TILE`` outputs in all, fewer when strided."""
+    stride = next_pow2(max(strides))   # powers of two keep the tile a power of two
+    n_out = max(TILE_STRIDED, TILE // stride)
+    row = BW_MAX if stride == 1 else min(n_out, max(BW_MAX, ROW_SPAN // stride))
+    wide = n_out if tdims == 1 else max(row, n_out // next_pow2(shape[-2]))
+    bw = min(next_pow2(shape[-1]), wide)
+    bh = min(next_pow2(shape[-2]), max(1, n_out // bw)) if tdims == 2 else 1
+    return bh, bw
+
+
+def tap_unroll(kernel) -> tuple[str, ...]:
     """The loop hint of a window's tap loops: unrolled where the window has at most
     ``UNROLL_TAPS`` taps (see there)."""
-    n = 1
-    for k in kernel:
-        n *= k
-    return ("unroll", "core") if n <= UNROLL_TAPS else ()
+    return ("unroll", "core") if math.prod(kernel) <= UNROLL_TAPS else ()
 
 
-def _interior(r: PoolRegion) -> tuple[tuple[str, str], ...]:
-    """The window loop's extra hints: an interior version where taps along the last pooled dim
+def window_interior(stride) -> tuple[tuple[str, str], ...]:
+    """The window loop's extra hints: an interior version where taps along the last windowed dim
     are at stride 1 (see ``INTERIOR``)."""
-    return INTERIOR if r.stride[-1] == 1 else ()
+    return INTERIOR if stride[-1] == 1 else ()
 
 
 def _tap(w: SketchWriter, r: PoolRegion, depth: int, at: list[str], pos_deps: list[tuple[str, Deps]],
@@ -215,7 +221,7 @@ def _rolled(w: SketchWriter, r: PoolRegion, idx: list[str], tile: list[str], pos
         hm = w.fresh("hm")
         w.emit(depth, f'{hm} = alloc([{", ".join(tile)}], {f_acc}, hint="accumulator", init={neutral})')
         for i, t in enumerate(taps):
-            w.loop(depth + i, t, str(r.kernel[i + 1]), *_unroll(r.kernel[1:]))
+            w.loop(depth + i, t, str(r.kernel[i + 1]), *tap_unroll(r.kernel[1:]))
         inner = depth + len(taps)
         pos = [pos0]
         for i, t in enumerate(taps, start=1):
@@ -234,7 +240,7 @@ def _rolled(w: SketchWriter, r: PoolRegion, idx: list[str], tile: list[str], pos
     pre = span - s
     warm = -(-pre // s)
     j, od, at = w.fresh("j"), w.fresh("od"), w.fresh("at")
-    w.loop(2, j, f"{RD} + {warm}", more=_interior(r))
+    w.loop(2, j, f"{RD} + {warm}", more=window_interior(r.stride))
     w.emit(3, f"{od} = {od0} + {j} - {warm}")
     pos0 = w.fresh("pr")
     if s == 1:

@@ -1,5 +1,5 @@
 """Convolution emitter: 1-D/2-D/3-D, stride, padding, dilation, groups, depthwise, transposed,
-bias and epilogue, in its three forms (tap by tap, implicit GEMM and direct)."""
+bias and epilogue, in its four forms (tap by tap, implicit GEMM, tiled direct and direct)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,10 @@ CASES = [  # nd, n, c, o, size, k, stride, pad, dil, groups, transposed, output_
     (1, 2, 16, 9, 11, 5, 3, 2, 1, 1, False, 0),    # tap by tap, 1-D
     (1, 2, 4, 16, 9, 3, 2, 1, 2, 2, False, 0),
     (3, 1, 2, 8, 5, 3, 1, 1, 1, 1, False, 0),
-    (2, 2, 4, 4, 6, 3, 1, 1, 1, 4, False, 0),      # depthwise: direct form
+    (2, 2, 4, 4, 6, 3, 1, 1, 1, 4, False, 0),      # depthwise: tiled direct form
+    (1, 2, 3, 6, 13, 5, 2, 2, 1, 3, False, 0),     # 1-D, two outputs per input channel, strided
+    (3, 1, 2, 2, 6, 3, 1, 1, 2, 2, False, 0),      # 3-D depthwise, dilated
+    (2, 2, 3, 3, 9, 3, 2, 0, 1, 3, False, 0),      # strided depthwise, no padding
     (2, 1, 6, 6, 7, 3, 2, 2, 2, 3, False, 0),      # grouped, 2 outputs per group: direct form
     (2, 2, 4, 16, 5, 3, 2, 1, 1, 1, True, 1),
     (1, 2, 4, 8, 5, 3, 2, 0, 2, 2, True, 0),
@@ -70,3 +73,30 @@ def test_a_conv_dot_on_gathered_patches_defaults_to_four_warps(c):
     assert ("transpose(" in text) == (c % 16 == 0)
     src = emit_triton(check_sketch(text), "k0")
     assert "tl.dot(" in src.code and src.tunables["K0_NUM_WARPS"] == 4
+
+
+@pytest.mark.parametrize("nd, kernel, stride, tiles", [
+    (2, (3, 5), (1, 1), {"BH": 2, "BW": 4}),    # asymmetric kernel, tails along both tile dims
+    (2, (3, 3), (2, 1), {"BH": 4, "BW": 8}),
+    (1, (7,), (1,), {"BW": 4}),
+    (3, (2, 3, 3), (1, 2, 1), {"BH": 2, "BW": 4}),
+])
+def test_depthwise_takes_tiles_of_the_last_two_dims_with_literal_taps(run, nd, kernel, stride, tiles):
+    """One input channel per group: the pooling emitter's [BH, BW] tiles (no flat pixel block),
+    tap loops bounded by the weight's sizes as literals and unrolled, and an interior version of
+    the window loop at stride 1 along the last dim; torch's result with tails on both tile dims."""
+    torch.manual_seed(1)
+    c, size = 3, (7, 10, 9)[-nd:]
+    x = torch.randn(2, c, *size)
+    w = torch.randn(c, 1, *kernel)
+    pad = tuple(k // 2 for k in kernel)
+    ref = getattr(F, f"conv{nd}d")(x, w, None, stride, pad, 1, c)
+    X, W = Value("x", tuple(x.shape), "float32"), Value("w", tuple(w.shape), "float32")
+    reg = ConvRegion(X, W, None, stride, pad, (1,) * nd, c, False, (0,) * nd, [],
+                     [Output(Value("y", tuple(ref.shape), "float32"), C("tanh", E("acc")))], tuple(ref.shape))
+    text = emit_sketch(reg, "k0")
+    assert "BLOCK" not in text and "BW" in text and ("BH" in text) == (nd > 1), text
+    assert f"w[O, CG, {', '.join(map(str, kernel))}]" in text.replace("tensor ", ""), text
+    assert "unroll" in text and ("vectorize" in text) == (stride[-1] == 1)
+    got = run(reg, {"x": x, "w": w}, tiles)["y"]
+    torch.testing.assert_close(got, torch.tanh(ref), rtol=1e-4, atol=1e-4)
