@@ -1,15 +1,15 @@
 """Convolution regions (1-D/2-D/3-D, stride, padding, dilation, groups, transposed), bias and
 epilogue fused.
 
-Three forms:
+Four forms:
 
-* tap by tap (ungrouped, not transposed, input channels a multiple of 16): one loop over (tap,
-  channel block) steps; each step's ``[BM pixels, BK channels]`` patch tile gathers the pixels'
-  input positions for that tap and slices the channels, and the weight tile slices ``[BN
-  channels, BK channels]`` at that tap, so the tap indices are scalars and both operands run along
-  K through a tensor dim (the channels): the host can copy them K-major (channels-last) for split
-  TF32 products;
-* implicit GEMM (grouped, transposed, or few input channels): per group, ``[BM pixels, BK taps] x
+* tap by tap (ungrouped, not transposed or transposed at stride 1, input channels a multiple of
+  16): one loop over (tap, channel block) steps; each step's ``[BM pixels, BK channels]`` patch
+  tile gathers the pixels' input positions for that tap and slices the channels, and the weight
+  tile slices ``[BN channels, BK channels]`` at that tap (``[BK, BN]`` of a transposed weight), so
+  the tap indices are scalars and both operands run along K through a tensor dim (the channels):
+  the host can copy them K-major (channels-last) for split TF32 products;
+* implicit GEMM (grouped, strided transposed, or few input channels): per group, ``[BM pixels, BK taps] x
   [BK taps, BN channels]`` tiles; pixel and tap indices come from ``//`` and ``%`` of flat index
   tiles built with ``unsqueeze``;
 * tiled direct (one input channel per group, as in depthwise convolution, few output channels
@@ -244,8 +244,12 @@ class _Conv:
         xa, wb, n0 = w.fresh("xa"), w.fresh("wb"), w.fresh("n0")
         w.emit(3, f"load({r.x.name}[{', '.join([prow[0], f'{c0}:{c0} + {BK}', *pos])}] -> {xa})")
         w.emit(3, f"{n0} = {tn} * {BN}")
-        w.emit(3, f"load({r.w.name}[{', '.join([f'{n0}:{n0} + {BN}', f'{c0}:{c0} + {BK}', *taps])}] -> {wb})")
-        w.emit(3, f"{acc} = add({acc}, matmul({xa}, transpose({wb})))")
+        if r.transposed:   # w: [C, O, *K], so the slice is [BK, BN] already
+            w.emit(3, f"load({r.w.name}[{', '.join([f'{c0}:{c0} + {BK}', f'{n0}:{n0} + {BN}', *taps])}] -> {wb})")
+            w.emit(3, f"{acc} = add({acc}, matmul({xa}, {wb}))")
+        else:
+            w.emit(3, f"load({r.w.name}[{', '.join([f'{n0}:{n0} + {BN}', f'{c0}:{c0} + {BK}', *taps])}] -> {wb})")
+            w.emit(3, f"{acc} = add({acc}, matmul({xa}, transpose({wb})))")
         return self._gemm_epilogue(acc, pm, pix, oc, co, NP, self.O)
 
     # ---- direct ----------------------------------------------------------------------------------
@@ -285,7 +289,6 @@ class _Conv:
         dep_of = {2 + i: "t" for i in range(self.nd)}
         self.epilogue(2, acc, frozenset({"t"}), oidx, co, {"t": f"lt({pix}, {P})"}, ["t"], dep_of)
         return w.text()
-
 
     def tiled(self) -> str:
         """The tiled direct form (module docstring): one input channel a group."""
@@ -340,6 +343,9 @@ def emit_conv(region: ConvRegion, name: str) -> str:
     c = _Conv(region, name)
     if few:
         return c.direct()
-    if region.groups == 1 and not region.transposed and region.x.shape[1] % TAPWISE_CHANNELS == 0:
+    # a transposed convolution at stride 1 reads input position o + p - k*d for output o, tap k:
+    # one position a tap, as in a plain convolution, so it runs tap by tap too
+    plain = not region.transposed or all(s == 1 for s in region.stride)
+    if region.groups == 1 and plain and region.x.shape[1] % TAPWISE_CHANNELS == 0:
         return c.tapwise()
     return c.implicit_gemm()

@@ -28,6 +28,9 @@ CASES = [  # nd, n, c, o, size, k, stride, pad, dil, groups, transposed, output_
     (1, 2, 4, 8, 5, 3, 2, 0, 2, 2, True, 0),
     (2, 1, 4, 32, 4, 3, 3, 2, 2, 2, True, 1),
     (3, 1, 2, 2, 3, 2, 2, 0, 1, 1, True, 0),       # transposed, direct form
+    (2, 2, 16, 16, 6, 3, 1, 1, 1, 1, True, 0),     # transposed at stride 1: tap by tap
+    (1, 2, 32, 8, 9, 5, 1, 3, 2, 1, True, 0),      # ... dilated, padded past the kernel's reach
+    (3, 1, 16, 8, 4, 3, 1, 0, 1, 1, True, 0),
 ]
 
 
@@ -52,9 +55,11 @@ def test_conv_matches_torch(run, case):
                      tuple(ref.shape))
     text = emit_sketch(reg, "k0")
     assert ("matmul(" in text) == (o // g >= 8)
-    # ungrouped, not transposed, channels in blocks of 16: one (tap, channel block) loop whose
-    # weight tile is transposed
-    assert ("transpose(" in text) == (o // g >= 8 and g == 1 and not tr and c % 16 == 0)
+    # ungrouped, channels in blocks of 16, not transposed or at stride 1: one (tap, channel
+    # block) loop, whose weight tile is transposed unless the weight is a transposed conv's
+    tapwise = o // g >= 8 and g == 1 and c % 16 == 0 and (not tr or s == 1)
+    assert ("tap = step //" in text) == tapwise, text
+    assert ("transpose(" in text) == (tapwise and not tr)
     got = run(reg, {"x": x, "w": w, "b": b, "res": res}, TILES)["y"]
     torch.testing.assert_close(got, ref, rtol=1e-4, atol=1e-4)
 
