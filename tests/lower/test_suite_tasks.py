@@ -47,7 +47,8 @@ FULL_MIN_BYTES = (16 * 2**20, 700 * 2**20)  # full scale: 16 MB .. 700 MB of min
 CPP_SAMPLE = ["norm_layer_norm_func_2d", "loss_kl_batchmean", "pool_avg2d_ceil_pad", "conv2d_depthwise_hswish"]
 # Tiny tasks for the Triton interpreter (it runs every program of the grid in Python).
 TRITON_SAMPLE = ["pw_quick_gelu_formula", "red_log_softmax_temp", "scan_cumsum_middle",
-                 "pool_max1d_strided", "pool_max1d_dilated_s1", "gemm_bmm_scale"]
+                 "pool_max1d_strided", "pool_max1d_dilated_s1", "gemm_bmm_scale",
+                 "conv_transpose2d_s2_phases"]
 # Tasks the Triton interpreter cannot run (none at present: bfloat16 passes with triton 3.x).
 TRITON_INTERPRETER_SKIP: dict[str, str] = {}
 # Known failures of the lowering, seen with benchmarks/lower_suite.py (strict: a fix shows up as

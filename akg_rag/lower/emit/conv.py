@@ -3,13 +3,15 @@ epilogue fused.
 
 Four forms:
 
-* tap by tap (ungrouped, not transposed or transposed at stride 1, input channels a multiple of
-  16): one loop over (tap, channel block) steps; each step's ``[BM pixels, BK channels]`` patch
-  tile gathers the pixels' input positions for that tap and slices the channels, and the weight
-  tile slices ``[BN channels, BK channels]`` at that tap (``[BK, BN]`` of a transposed weight), so
-  the tap indices are scalars and both operands run along K through a tensor dim (the channels):
-  the host can copy them K-major (channels-last) for split TF32 products;
-* implicit GEMM (grouped, strided transposed, or few input channels): per group, ``[BM pixels, BK taps] x
+* tap by tap (ungrouped, input channels a multiple of 16): one loop over (tap, channel block)
+  steps; each step's ``[BM pixels, BK channels]`` patch tile gathers the pixels' input positions
+  for that tap and slices the channels, and the weight tile slices ``[BN channels, BK channels]``
+  at that tap (``[BK, BN]`` of a transposed weight), so the tap indices are scalars and both
+  operands run along K through a tensor dim (the channels): the host can copy them K-major
+  (channels-last) for split TF32 products. A transposed conv at stride 1 reads one input position
+  a tap as a plain one does; a strided one is walked phase by phase (``_phase_rows``: each
+  program's outputs share ``o mod s``, and its steps visit only the taps that reach them);
+* implicit GEMM (grouped, or few input channels): per group, ``[BM pixels, BK taps] x
   [BK taps, BN channels]`` tiles; pixel and tap indices come from ``//`` and ``%`` of flat index
   tiles built with ``unsqueeze``;
 * tiled direct (one input channel per group, as in depthwise convolution, few output channels
@@ -223,24 +225,43 @@ class _Conv:
         BN = w.param("BN", min(128, max(16, next_pow2(shape[1]))))
         BK = w.param("BK", 32 if r.x.shape[1] % 32 == 0 else 16)   # whole blocks of the channels
         NP = prod_text([self.N, *self.OS])
-        TM, TN = cdiv_text(NP, BM), cdiv_text(self.O, BN)
+        TN = cdiv_text(self.O, BN)
         CB = cdiv_text(self.CG, BK)
+        # a strided transposed conv walks its outputs phase by phase (``_phase_rows``)
+        phased = r.transposed and any(st > 1 for st in r.stride)
+        PQ = prod_text([self.N, *(cdiv_text(o, st) if phased else o for o, st in zip(self.OS, r.stride))])
+        TM = cdiv_text(PQ, BM)
         pid, tm, tn = (w.fresh(s) for s in ("pid", "tm", "tn"))
-        w.loop(1, pid, f"{TM} * {TN}", "parallel")
-        w.emit(2, f"{tm} = {pid} // {TN}")
+        if phased:
+            ph = w.fresh("ph")
+            w.loop(1, pid, f"{math.prod(r.stride)} * {TM} * {TN}", "parallel")
+            w.emit(2, f"{ph} = {pid} // ({TM} * {TN})")
+            w.emit(2, f"{tm} = {pid} % ({TM} * {TN}) // {TN}")
+        else:
+            w.loop(1, pid, f"{TM} * {TN}", "parallel")
+            w.emit(2, f"{tm} = {pid} // {TN}")
         w.emit(2, f"{tn} = {pid} % {TN}")
         # pixel indices twice: rank 1 for the gathered patch rows, rank 2 ([BM, 1]) for the epilogue
         pr = w.fresh("pr")
         w.emit(2, f"{pr} = {tm} * {BM} + iota({BM})")
-        prow = decompose(w, 2, pr, [self.N, *self.OS], ["nr"] + [f"r{i}" for i in range(self.nd)])
-        pm, pix, oc, co, acc = self._gemm_tile(f"unsqueeze({pr}, axis=1)", tn, BM, BN, self.O, None)
+        if phased:
+            prow, taps_of = self._phase_rows(pr, ph, PQ, NP)
+            pixels = f"unsqueeze({prow.pop()}, axis=1)"
+        else:
+            prow = decompose(w, 2, pr, [self.N, *self.OS], ["nr"] + [f"r{i}" for i in range(self.nd)])
+            pixels = f"unsqueeze({pr}, axis=1)"
+        pm, pix, oc, co, acc = self._gemm_tile(pixels, tn, BM, BN, self.O, None)
         step = w.fresh("step")
-        w.loop(2, step, f"0, {prod_text(self.KS)} * {CB}", "pipeline", "core")
+        counts = taps_of["counts"] if phased else self.KS
+        w.loop(2, step, f"0, {prod_text(counts)} * {CB}", "pipeline", "core")
         tap, c0 = w.fresh("tap"), w.fresh("c0")
         w.emit(3, f"{tap} = {step} // {CB}")
         w.emit(3, f"{c0} = {step} % {CB} * {BK}")
-        taps = decompose(w, 3, tap, self.KS, [f"t{i}" for i in range(self.nd)])
-        pos = [self.in_pos(3, prow[1 + i], taps[i], i) for i in range(self.nd)]
+        taps = decompose(w, 3, tap, counts, [f"t{i}" for i in range(self.nd)])
+        if phased:
+            taps, pos = taps_of["at"](taps)
+        else:
+            pos = [self.in_pos(3, prow[1 + i], taps[i], i) for i in range(self.nd)]
         xa, wb, n0 = w.fresh("xa"), w.fresh("wb"), w.fresh("n0")
         w.emit(3, f"load({r.x.name}[{', '.join([prow[0], f'{c0}:{c0} + {BK}', *pos])}] -> {xa})")
         w.emit(3, f"{n0} = {tn} * {BN}")
@@ -251,6 +272,61 @@ class _Conv:
             w.emit(3, f"load({r.w.name}[{', '.join([f'{n0}:{n0} + {BN}', f'{c0}:{c0} + {BK}', *taps])}] -> {wb})")
             w.emit(3, f"{acc} = add({acc}, matmul({xa}, transpose({wb})))")
         return self._gemm_epilogue(acc, pm, pix, oc, co, NP, self.O)
+
+    def _phase_rows(self, pr: str, ph: str, PQ: str, NP: str):
+        """A strided transposed conv's outputs by phase: output ``o = q*s + f`` along each spatial
+        dim, ``f`` the program's phase (a scalar from ``ph``), ``q`` from the flat row index
+        ``pr``. Tap ``k`` reaches output ``o`` from input ``(o + p - k*d) / s`` only where that
+        divides, which for a given ``f`` holds for the taps ``k0 + j*(s / gcd(s, d))``: the
+        program walks those alone (``k0`` and their count looked up per phase, literals of the
+        task), and the input position is ``q`` plus a scalar. Loop bounds are the most taps any
+        phase has (a phase with fewer reads its missing ones as index -1: nothing). Returns the
+        patch rows' indices (image, then the spatial ones, then the output's flat pixel index,
+        ``NP`` where the row lies past the output) and ``{"counts": taps per dim, "at": taps and
+        positions of step indices}``."""
+        w, r = self.w, self.r
+        fs = decompose(w, 2, ph, [str(st) for st in r.stride], [f"f{i}" for i in range(self.nd)])
+        qs = decompose(w, 2, pr, [self.N, *(cdiv_text(o, st) for o, st in zip(self.OS, r.stride))],
+                       ["nr"] + [f"q{i}" for i in range(self.nd)])
+        flat, valid = qs[0], f"lt({pr}, {PQ})"
+        outs = []
+        for i, (st, q) in enumerate(zip(r.stride, qs[1:])):
+            o = w.fresh(f"o{i}")
+            w.emit(2, f"{o} = {q} * {st} + {fs[i]}")
+            outs.append(o)
+            flat = f"({flat}) * {self.OS[i]} + {o}"
+            valid = f"logical_and({valid}, lt({o}, {self.OS[i]}))"
+        pflat = w.fresh("pflat")
+        w.emit(2, f"{pflat} = where({valid}, {flat}, {NP})")
+        k0s, counts = [], []
+        for i, (st, p, d, k) in enumerate(zip(r.stride, r.padding, r.dilation, r.w.shape[2:])):
+            table = []
+            for f in range(st):
+                ks = [t for t in range(k) if (f + p - t * d) % st == 0]
+                table.append((ks[0] if ks else 0, len(ks)))
+            k0, cnt = w.fresh(f"k0_{i}"), w.fresh(f"nk{i}")
+            for name, col in ((k0, 0), (cnt, 1)):
+                text = str(table[-1][col])
+                for f in range(st - 2, -1, -1):
+                    text = f"where(eq({fs[i]}, {f}), {table[f][col]}, {text})"
+                w.emit(2, f"{name} = {text}")
+            k0s.append(k0)
+            counts.append((cnt, str(max(c for _, c in table))))
+
+        def at(js: list[str]) -> tuple[list[str], list[str]]:
+            taps, pos = [], []
+            for i, (st, p, d) in enumerate(zip(r.stride, r.padding, r.dilation)):
+                step = st // math.gcd(st, d)
+                k, x = w.fresh(f"k{i}"), w.fresh(f"p{i}")
+                # past the phase's taps: index -1 on both operands (nothing read)
+                w.emit(3, f"{k} = where(lt({js[i]}, {counts[i][0]}), {k0s[i]} + {js[i]} * {step}, -1)")
+                # exact: (f + p - k*d) is a multiple of s for these taps
+                w.emit(3, f"{x} = where(ge({k}, 0), {qs[1 + i]} + ({fs[i]} + {p} - {k} * {d}) // {st}, -1)")
+                taps.append(k)
+                pos.append(x)
+            return taps, pos
+
+        return [qs[0], *outs, pflat], {"counts": [m for _, m in counts], "at": at}
 
     # ---- direct ----------------------------------------------------------------------------------
     def direct(self) -> str:
@@ -340,12 +416,10 @@ def emit_conv(region: ConvRegion, name: str) -> str:
     few = region.shape[1] // region.groups < DIRECT_MAX_OG
     if few and not region.transposed and region.w.shape[1] == 1:
         return _Conv(region, name, literal_kernel=True).tiled()
-    c = _Conv(region, name)
+    tapwise = not few and region.groups == 1 and region.x.shape[1] % TAPWISE_CHANNELS == 0
+    # transposed ones too (tapwise): a strided one's taps per phase are literals of its kernel
+    phased = tapwise and region.transposed and any(s > 1 for s in region.stride)
+    c = _Conv(region, name, literal_kernel=phased)
     if few:
         return c.direct()
-    # a transposed convolution at stride 1 reads input position o + p - k*d for output o, tap k:
-    # one position a tap, as in a plain convolution, so it runs tap by tap too
-    plain = not region.transposed or all(s == 1 for s in region.stride)
-    if region.groups == 1 and plain and region.x.shape[1] % TAPWISE_CHANNELS == 0:
-        return c.tapwise()
-    return c.implicit_gemm()
+    return c.tapwise() if tapwise else c.implicit_gemm()

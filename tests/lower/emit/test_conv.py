@@ -31,6 +31,10 @@ CASES = [  # nd, n, c, o, size, k, stride, pad, dil, groups, transposed, output_
     (2, 2, 16, 16, 6, 3, 1, 1, 1, 1, True, 0),     # transposed at stride 1: tap by tap
     (1, 2, 32, 8, 9, 5, 1, 3, 2, 1, True, 0),      # ... dilated, padded past the kernel's reach
     (3, 1, 16, 8, 4, 3, 1, 0, 1, 1, True, 0),
+    (2, 2, 16, 16, 5, 3, 2, 1, 1, 1, True, 1),     # strided transposed: phase by phase
+    (2, 1, 32, 8, 4, 3, 3, 1, 2, 1, True, 2),      # ... stride 3, dilation 2, output padding
+    (1, 2, 16, 8, 7, 4, 2, 1, 2, 1, True, 0),      # ... a phase no tap reaches (gcd(s, d) = 2)
+    (3, 1, 16, 8, 3, 2, 2, 0, 1, 1, True, 0),
 ]
 
 
@@ -57,7 +61,7 @@ def test_conv_matches_torch(run, case):
     assert ("matmul(" in text) == (o // g >= 8)
     # ungrouped, channels in blocks of 16, not transposed or at stride 1: one (tap, channel
     # block) loop, whose weight tile is transposed unless the weight is a transposed conv's
-    tapwise = o // g >= 8 and g == 1 and c % 16 == 0 and (not tr or s == 1)
+    tapwise = o // g >= 8 and g == 1 and c % 16 == 0
     assert ("tap = step //" in text) == tapwise, text
     assert ("transpose(" in text) == (tapwise and not tr)
     got = run(reg, {"x": x, "w": w, "b": b, "res": res}, TILES)["y"]
