@@ -38,7 +38,7 @@ import math
 from akg_rag.lower.emit.common import (
     NO_DEPS, Deps, ExprWriter, SketchWriter, align, cdiv_text, decompose, fit, next_pow2, prod_text,
 )
-from akg_rag.lower.emit.pool import tap_unroll, tile_extents, window_interior
+from akg_rag.lower.emit.pool import tap_unroll, tile_extents, tile_lanes, window_interior
 from akg_rag.lower.region import ConvRegion, Expr
 
 DIRECT_MAX_OG = 8   # output channels per group below which the direct form is used
@@ -273,7 +273,7 @@ class _Conv:
             w.emit(3, f"{acc} = add({acc}, matmul({xa}, transpose({wb})))")
         return self._gemm_epilogue(acc, pm, pix, oc, co, NP, self.O)
 
-    def _phase_rows(self, pr: str, ph: str, PQ: str, NP: str):
+    def _phase_rows(self, pr: str, ph: str, PQ: str, NP: str) -> tuple[list[str], dict]:
         """A strided transposed conv's outputs by phase: output ``o = q*s + f`` along each spatial
         dim, ``f`` the program's phase (a scalar from ``ph``), ``q`` from the flat row index
         ``pr``. Tap ``k`` reaches output ``o`` from input ``(o + p - k*d) / s`` only where that
@@ -376,22 +376,18 @@ class _Conv:
         if tdims == 2:
             blocks.append((self.OS[-2], w.param("BH", bh), "h"))
         blocks.append((self.OS[-1], w.param("BW", bw), "w"))
+        counts = [cdiv_text(ext, b) for ext, b, _ in blocks]
         pid = w.fresh("pid")
-        w.loop(1, pid, prod_text([*plane, *(cdiv_text(ext, b) for ext, b, _ in blocks)]), "parallel")
+        w.loop(1, pid, prod_text([*plane, *counts]), "parallel")
         names = ["n", "co", *(f"o{i}" for i in range(nd - tdims)), *(f"b{a}" for *_, a in blocks)]
-        split = decompose(w, 2, pid, [*plane, *(cdiv_text(ext, b) for ext, b, _ in blocks)], names)
+        split = decompose(w, 2, pid, [*plane, *counts], names)
         n, co, outs = split[0], split[1], split[2:len(plane)]
         masks: dict[str, str] = {}
         dep_of: dict[int, str] = {}
-        for (ext, b, axis), blk in zip(blocks, split[len(plane):]):
-            o = w.fresh(f"o{axis}")
-            lanes = f"{blk} * {b} + iota({b})"
-            if tdims == 2:
-                lanes = f"unsqueeze({lanes}, axis={0 if axis == 'w' else 1})"
-            w.emit(2, f"{o} = {lanes}")
+        for o, axis, mask in tile_lanes(w, blocks, split[len(plane):], tdims):
             dep_of[2 + len(outs)] = axis
             outs.append(o)
-            masks[axis] = f"lt({o}, {ext})"
+            masks[axis] = mask
         ci = co if r.groups == r.shape[1] else f"{co} // {self.OG}"   # the group's input channel
         acc = w.fresh("acc")
         tile = [b for _, b, _ in blocks]

@@ -115,14 +115,9 @@ def emit_pool(region: PoolRegion, name: str) -> str:
     idx = split[:len(plane)]
     masks: dict[str, str] = {}
     pos_deps: list[tuple[str, Deps]] = [(i, NO_DEPS) for i in idx]
-    for (ext, b, axis), blk in zip(blocks, split[len(plane):]):
-        o = w.fresh(f"o{axis}")
-        lanes = f"{blk} * {b} + iota({b})"
-        if tdims == 2:
-            lanes = f"unsqueeze({lanes}, axis={0 if axis == 'w' else 1})"
-        w.emit(2, f"{o} = {lanes}")
+    for o, axis, mask in tile_lanes(w, blocks, split[len(plane):], tdims):
         idx.append(o)
-        masks[axis] = f"lt({o}, {ext})"
+        masks[axis] = mask
         pos_deps.append((o, frozenset({axis})))
     tile = [b for _, b, _ in blocks]
     if rolled:
@@ -168,6 +163,22 @@ def tile_extents(shape: tuple[int, ...], strides, tdims: int) -> tuple[int, int]
     bw = min(next_pow2(shape[-1]), wide)
     bh = min(next_pow2(shape[-2]), max(1, n_out // bw)) if tdims == 2 else 1
     return bh, bw
+
+
+def tile_lanes(w: SketchWriter, blocks: list[tuple[str, str, str]], blks: list[str],
+               tdims: int) -> list[tuple[str, str, str]]:
+    """The index tiles of a program's output tile: for each ``(extent, block, axis)`` of
+    ``blocks`` and its block index in ``blks``, the lanes ``blk * block + iota(block)`` (a
+    column along ``h`` and a row along ``w`` when two dims are tiled), its axis and its mask."""
+    out = []
+    for (ext, b, axis), blk in zip(blocks, blks):
+        o = w.fresh(f"o{axis}")
+        lanes = f"{blk} * {b} + iota({b})"
+        if tdims == 2:
+            lanes = f"unsqueeze({lanes}, axis={0 if axis == 'w' else 1})"
+        w.emit(2, f"{o} = {lanes}")
+        out.append((o, axis, f"lt({o}, {ext})"))
+    return out
 
 
 def tap_unroll(kernel) -> tuple[str, ...]:
