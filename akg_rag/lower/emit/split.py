@@ -8,7 +8,7 @@ accumulator dtypes, leaf functions and output stores.
 from __future__ import annotations
 
 from akg_rag.lower.emit.common import ExprWriter, decompose
-from akg_rag.lower.region import Reduction
+from akg_rag.lower.region import Reduction, plain_inputs
 
 
 class SplitMixin:
@@ -54,10 +54,14 @@ class SplitMixin:
         chunk = f"(({self.RN} + {SPLIT} * {RB} - 1) // ({SPLIT} * {RB}) * {RB})"
         self.KB = "1"
 
-        def head(pid: str) -> tuple[str, str, list[str]]:
+        def head(pid: str, rows_fast: bool = False) -> tuple[str, str, list[str]]:
             kk, sk = w.fresh("kk"), w.fresh("sk")
-            w.emit(2, f"{kk} = unsqueeze({pid} // {SPLIT} + iota(1), axis=1)")
-            w.emit(2, f"{sk} = {pid} % {SPLIT}")
+            if rows_fast:  # neighbouring programs: one chunk of consecutive kept elements
+                w.emit(2, f"{kk} = unsqueeze({pid} % {self.KN} + iota(1), axis=1)")
+                w.emit(2, f"{sk} = {pid} // {self.KN}")
+            else:
+                w.emit(2, f"{kk} = unsqueeze({pid} // {SPLIT} + iota(1), axis=1)")
+                w.emit(2, f"{sk} = {pid} % {SPLIT}")
             kidx = decompose(w, 2, kk, ksyms, [f"k{d}" for d in self.kept])
             return kk, sk, kidx
 
@@ -159,12 +163,27 @@ class SplitMixin:
         self.store_outputs(2, ew, "reduced", idx, {"k": f"lt({kk}, {self.KN})"})
         if not full:
             return
-        # full-domain outputs, chunk by chunk, reading the combined results
+        # full-domain outputs, chunk by chunk, reading the combined results; where they read an
+        # input that varies along the reduced dims only (a layer norm's weight), the programs of
+        # one chunk over all kept elements run side by side and share its blocks through L2
         w.emit(0, "")
         pid = w.fresh("pid")
         w.loop(1, pid, f"{self.KN} * {SPLIT}" if self.kept else SPLIT, "parallel")
-        kk, sk, kidx = head(pid)
+        kk, sk, kidx = head(pid, bool(self.kept) and self.shared_along_kept())
         load_results(done)
         masks, ew, idx = chunk_loop(kk, sk, kidx)
         ew.prepare(o.expr for o in r.outputs if o.domain == "full")
         self.store_outputs(3, ew, "full", idx, masks)
+
+    def shared_along_kept(self) -> bool:
+        """Whether a full-domain output reads an input that varies along the reduced dims but
+        not along the kept ones (each kept element reads the same blocks of it)."""
+        names = plain_inputs([o.expr for o in self.region.outputs if o.domain == "full"])
+        for name in names:
+            amap = self.amaps.get(name)
+            if amap is None:
+                continue
+            dims = {d for d in amap if d is not None}
+            if dims and not dims & set(self.kept):
+                return True
+        return False

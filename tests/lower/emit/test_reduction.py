@@ -596,3 +596,21 @@ def test_the_cooperative_form_keeps_the_reduced_outputs_of_one_program_a_row(mon
     run_sketch(text, {"x": x, "w": w, **outs}, {"COOP": programs})
     close(outs["y"], F.layer_norm(x, (7,), w, None, 1e-5))
     close(outs["mu"], x.mean(1))
+
+
+def test_split_output_pass_runs_a_chunk_over_all_rows_side_by_side_when_they_share_an_input(monkeypatch):
+    """The split form's last launch: where a full-domain output reads an input that varies along
+    the reduced dims only (a layer norm's weight and bias), neighbouring programs take one chunk
+    of consecutive rows (the chunk's blocks of that input read once from memory, then from L2);
+    otherwise (a batch norm's per-channel weight) a row's chunks stay neighbours."""
+    monkeypatch.setattr(reduction, "PERSISTENT_MAX", 0)
+    monkeypatch.setattr(reduction, "SPLIT_MIN_REDUCED", 4)
+    monkeypatch.setattr(reduction, "SPLIT_CHUNK_MIN", 2)
+    y = C("add", C("mul", C("sub", I("x"), C("div", R("s"), NUMEL)), I("w")), I("b"))
+    for wshape, dims, shared in [((4, 5), (1, 2), True), ((4, 1, 1), (0, 2, 3), False)]:
+        shape = (3, 4, 5) if shared else (3, 4, 2, 5)
+        reg = ReductionRegion([V("x", shape), V("w", wshape), V("b", wshape)], shape, dims,
+                              [Reduction("s", "sum", I("x"))], [Output(V("y", shape), y)])
+        text = emit_sketch(reg, "k0")
+        last = text[text.rindex('"parallel"'):]
+        assert ("// SPLIT" in last) != shared and (" // D0" in last) == shared, last
