@@ -308,7 +308,8 @@ def lower_task(task_path: str | Path, dsl: str, backend: str, *, sketch_only: bo
         raise ConfigError(f"no kernel named {', '.join(unknown)} in this task's plan; "
                           f"kernels: {', '.join(s.name for s in steps)}")
     for step in steps:
-        sketch_text = emit_sketch(step.region, step.name, barriers=(dsl, backend) == ("triton", "cuda"))
+        gpu = (dsl, backend) == ("triton", "cuda")
+        sketch_text = emit_sketch(step.region, step.name, barriers=gpu, tensor_cores=gpu)
         sketch = check_sketch(sketch_text)
         if sketches and step.name in sketches:
             given = check_sketch(sketches[step.name])

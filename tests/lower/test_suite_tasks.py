@@ -48,7 +48,7 @@ CPP_SAMPLE = ["norm_layer_norm_func_2d", "loss_kl_batchmean", "pool_avg2d_ceil_p
 # Tiny tasks for the Triton interpreter (it runs every program of the grid in Python).
 TRITON_SAMPLE = ["pw_quick_gelu_formula", "red_log_softmax_temp", "scan_cumsum_middle",
                  "pool_max1d_strided", "pool_max1d_dilated_s1", "gemm_bmm_scale",
-                 "conv_transpose2d_s2_phases"]
+                 "conv_transpose2d_s2_phases", "conv2d_rgb_input_gelu"]
 # Tasks the Triton interpreter cannot run (none at present: bfloat16 passes with triton 3.x).
 TRITON_INTERPRETER_SKIP: dict[str, str] = {}
 # Known failures of the lowering, seen with benchmarks/lower_suite.py (strict: a fix shows up as

@@ -9,9 +9,11 @@ from __future__ import annotations
 from akg_rag.lower.region import Region
 
 
-def emit_sketch(region: Region, name: str, barriers: bool = False) -> str:
+def emit_sketch(region: Region, name: str, barriers: bool = False, tensor_cores: bool = False) -> str:
     """Sketch text of one region; ``name`` names the sketch (the kernel); ``barriers``: the target
-    runs ``barrier`` statements (Triton on a GPU), so a reduction may take its cooperative form."""
+    runs ``barrier`` statements (Triton on a GPU), so a reduction may take its cooperative form;
+    ``tensor_cores``: it multiplies tiles on tensor cores (Triton on a GPU), so a convolution may
+    pad its channels to whole blocks for them."""
     kind = getattr(region, "kind", None)
     if kind == "pointwise":
         from akg_rag.lower.emit.pointwise import emit_pointwise
@@ -24,7 +26,7 @@ def emit_sketch(region: Region, name: str, barriers: bool = False) -> str:
         return emit_gemm(region, name)  # type: ignore[arg-type]
     if kind == "conv":
         from akg_rag.lower.emit.conv import emit_conv
-        return emit_conv(region, name)  # type: ignore[arg-type]
+        return emit_conv(region, name, tensor_cores)  # type: ignore[arg-type]
     if kind == "pool":
         from akg_rag.lower.emit.pool import emit_pool
         return emit_pool(region, name)  # type: ignore[arg-type]

@@ -8,7 +8,12 @@ Four forms:
   for that tap and slices the channels, and the weight tile slices ``[BN channels, BK channels]``
   at that tap (``[BK, BN]`` of a transposed weight), so the tap indices are scalars and both
   operands run along K through a tensor dim (the channels): the host can copy them K-major
-  (channels-last) for split TF32 products. A transposed conv at stride 1 reads one input position
+  (channels-last) for split TF32 products. On a tensor-core target, a plain conv whose input
+  channels are not a multiple of 16 (an RGB input's 3) takes this form too, on channels-last
+  copies zero-padded to a multiple of 16 that two launches write first (``padded_copies``): the
+  zero channels add nothing, and every step's operand tiles are contiguous along K (16-byte
+  loads, split TF32 products) where the implicit GEMM gathers them through ``//`` and ``%``.
+  A transposed conv at stride 1 reads one input position
   a tap as a plain one does; a strided one is walked phase by phase (``_phase_rows``: each
   program's outputs share ``o mod s``, and its steps visit only the taps that reach them);
 * implicit GEMM (grouped, or few input channels): per group, ``[BM pixels, BK taps] x
@@ -39,7 +44,7 @@ from akg_rag.lower.emit.common import (
     NO_DEPS, Deps, ExprWriter, SketchWriter, align, cdiv_text, decompose, fit, next_pow2, prod_text,
 )
 from akg_rag.lower.emit.pool import tap_unroll, tile_extents, tile_lanes, window_interior
-from akg_rag.lower.region import ConvRegion, Expr
+from akg_rag.lower.region import ConvRegion, Expr, Value
 
 DIRECT_MAX_OG = 8   # output channels per group below which the direct form is used
 CONV_BM = 64          # pixels per implicit-GEMM tile, at most (see implicit_gemm)
@@ -217,16 +222,20 @@ class _Conv:
         return self._gemm_epilogue(acc, pm, pix, oc, co, NP, self.OG)
 
     # ---- tap by tap ------------------------------------------------------------------------------
-    def tapwise(self) -> str:
+    def tapwise(self, padded: bool = False) -> str:
         w, r = self.w, self.r
         shape = r.shape
         npix = shape[0] * math.prod(shape[2:])
+        xcl = wcl = None
+        channels = r.x.shape[1]
+        if padded:   # channels-last copies, zero-padded to whole 16-channel blocks
+            xcl, wcl, channels = self.padded_copies()
         BM = w.param("BM", min(CONV_BM, max(16, next_pow2(npix))))
         BN = w.param("BN", min(128, max(16, next_pow2(shape[1]))))
-        BK = w.param("BK", 32 if r.x.shape[1] % 32 == 0 else 16)   # whole blocks of the channels
+        BK = w.param("BK", 32 if channels % 32 == 0 else 16)   # whole blocks of the channels
         NP = prod_text([self.N, *self.OS])
         TN = cdiv_text(self.O, BN)
-        CB = cdiv_text(self.CG, BK)
+        CB = cdiv_text(str(channels) if padded else self.CG, BK)
         # a strided transposed conv walks its outputs phase by phase (``_phase_rows``)
         phased = r.transposed and any(st > 1 for st in r.stride)
         PQ = prod_text([self.N, *(cdiv_text(o, st) if phased else o for o, st in zip(self.OS, r.stride))])
@@ -263,7 +272,14 @@ class _Conv:
         else:
             pos = [self.in_pos(3, prow[1 + i], taps[i], i) for i in range(self.nd)]
         xa, wb, n0 = w.fresh("xa"), w.fresh("wb"), w.fresh("n0")
-        w.emit(3, f"load({r.x.name}[{', '.join([prow[0], f'{c0}:{c0} + {BK}', *pos])}] -> {xa})")
+        chan = f"{c0}:{c0} + {BK}"
+        if xcl is not None:   # [BM, BK] and [BN, BK] tiles, contiguous along the channels
+            w.emit(3, f"load({xcl}[{', '.join([prow[0], *pos, chan])}] -> {xa})")
+            w.emit(3, f"{n0} = {tn} * {BN}")
+            w.emit(3, f"load({wcl}[{', '.join([f'{n0}:{n0} + {BN}', *taps, chan])}] -> {wb})")
+            w.emit(3, f"{acc} = add({acc}, matmul({xa}, transpose({wb})))")
+            return self._gemm_epilogue(acc, pm, pix, oc, co, NP, self.O)
+        w.emit(3, f"load({r.x.name}[{', '.join([prow[0], chan, *pos])}] -> {xa})")
         w.emit(3, f"{n0} = {tn} * {BN}")
         if r.transposed:   # w: [C, O, *K], so the slice is [BK, BN] already
             w.emit(3, f"load({r.w.name}[{', '.join([f'{c0}:{c0} + {BK}', f'{n0}:{n0} + {BN}', *taps])}] -> {wb})")
@@ -272,6 +288,35 @@ class _Conv:
             w.emit(3, f"load({r.w.name}[{', '.join([f'{n0}:{n0} + {BN}', f'{c0}:{c0} + {BK}', *taps])}] -> {wb})")
             w.emit(3, f"{acc} = add({acc}, matmul({xa}, transpose({wb})))")
         return self._gemm_epilogue(acc, pm, pix, oc, co, NP, self.O)
+
+    def padded_copies(self) -> tuple[str, str, int]:
+        """Two launches writing ``temp`` channels-last copies of the input ``[N, *S, CP]`` and the
+        weight ``[O, *K, CP]``, channels zero-padded to ``CP``, the next multiple of 16; returns
+        their names and ``CP``. Each program copies ``[BR, CP]``: ``BR`` rows (image and spatial
+        position, or output channel and tap) of all channels, read along the rows (contiguous in
+        the source) and written along the channels."""
+        w, r = self.w, self.r
+        cp = -(-r.x.shape[1] // TAPWISE_CHANNELS) * TAPWISE_CHANNELS
+        BR = w.param("BR", 64)
+        names = []
+        for src, lead, trail, tag in ((r.x, self.N, self.S, "xcl"), (r.w, self.O, self.KS, "wcl")):
+            dst = Value(w.fresh(tag), (1,) * (len(trail) + 2), src.dtype)
+            w.tensor(dst, [lead, *trail, str(cp)], "temp")
+            rows = prod_text([lead, *trail])
+            w.emit(0, "")
+            pid, row, c, ci = (w.fresh(x) for x in ("pid", "row", "c", "ci"))
+            w.loop(1, pid, cdiv_text(rows, BR), "parallel")
+            w.emit(2, f"{row} = unsqueeze({pid} * {BR} + iota({BR}), axis=1)")
+            w.emit(2, f"{c} = unsqueeze(iota({cp}), axis=0)")
+            idx = decompose(w, 2, row, [lead, *trail], ["l"] + [f"s{i}" for i in range(len(trail))])
+            # channels past the source's read nothing (0); rows past the end neither read nor write
+            w.emit(2, f"{ci} = where(logical_and(lt({c}, {self.CG}), lt({row}, {rows})), {c}, -1)")
+            v = w.fresh("v")
+            w.emit(2, f"load({src.name}[{', '.join([idx[0], ci, *idx[1:]])}] -> {v})")
+            w.emit(2, f"store({v} -> {dst.name}[{', '.join([*idx, f'where(lt({row}, {rows}), {c}, -1)'])}])")
+            names.append(dst.name)
+        w.emit(0, "")
+        return names[0], names[1], cp
 
     def _phase_rows(self, pr: str, ph: str, PQ: str, NP: str) -> tuple[list[str], dict]:
         """A strided transposed conv's outputs by phase: output ``o = q*s + f`` along each spatial
@@ -407,11 +452,16 @@ class _Conv:
         return w.text()
 
 
-def emit_conv(region: ConvRegion, name: str) -> str:
-    """Sketch text of a convolution region (see the module docstring)."""
+def emit_conv(region: ConvRegion, name: str, tensor_cores: bool = False) -> str:
+    """Sketch text of a convolution region (see the module docstring); ``tensor_cores``: the
+    target multiplies tiles on tensor cores (Triton on a GPU), so channels that are not whole
+    16-channel blocks are worth padding for the tap-by-tap form."""
     few = region.shape[1] // region.groups < DIRECT_MAX_OG
     if few and not region.transposed and region.w.shape[1] == 1:
         return _Conv(region, name, literal_kernel=True).tiled()
+    if tensor_cores and not few and region.groups == 1 and not region.transposed \
+            and region.x.shape[1] % TAPWISE_CHANNELS:
+        return _Conv(region, name).tapwise(padded=True)
     tapwise = not few and region.groups == 1 and region.x.shape[1] % TAPWISE_CHANNELS == 0
     # transposed ones too (tapwise): a strided one's taps per phase are literals of its kernel
     phased = tapwise and region.transposed and any(s > 1 for s in region.stride)

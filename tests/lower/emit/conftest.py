@@ -21,10 +21,12 @@ def _poison(shape: tuple[int, ...], dtype: str) -> torch.Tensor:
     return torch.full(shape, -7 if dt != torch.bool else True, dtype=dt)
 
 
-def emit_and_run(region, tensors: dict[str, torch.Tensor], params: dict | None = None) -> dict[str, torch.Tensor]:
+def emit_and_run(region, tensors: dict[str, torch.Tensor], params: dict | None = None,
+                 **target) -> dict[str, torch.Tensor]:
     """Outputs of ``region`` computed by its emitted sketch under the interpreter; ``params``
-    entries the sketch does not declare are ignored (forms differ in their tunables)."""
-    text = emit_sketch(region, "k0")
+    entries the sketch does not declare are ignored (forms differ in their tunables); ``target``:
+    ``emit_sketch``'s target flags (``barriers``, ``tensor_cores``)."""
+    text = emit_sketch(region, "k0", **target)
     sk = check_sketch(text)
     declared = {p.name for p in sk.params}
     outs = {o.value.name: _poison(o.value.shape, o.value.dtype) for o in region.outputs}

@@ -35,11 +35,15 @@ CASES = [  # nd, n, c, o, size, k, stride, pad, dil, groups, transposed, output_
     (2, 1, 32, 8, 4, 3, 3, 1, 2, 1, True, 2),      # ... stride 3, dilation 2, output padding
     (1, 2, 16, 8, 7, 4, 2, 1, 2, 1, True, 0),      # ... a phase no tap reaches (gcd(s, d) = 2)
     (3, 1, 16, 8, 3, 2, 2, 0, 1, 1, True, 0),
+    (2, 2, 3, 16, 7, 3, 2, 1, 1, 1, False, 0),     # RGB input (implicit GEMM; padded to 16 on tensor cores)
+    (1, 3, 20, 8, 9, 3, 1, 2, 2, 1, False, 0),     # 20 channels: two blocks, the second 4/16 full
+    (3, 1, 8, 16, 5, 3, 2, 1, 1, 1, False, 0),     # 3-D, 8 channels
 ]
 
 
+@pytest.mark.parametrize("tc", [False, True], ids=["", "tensor-cores"])
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}d-g{c[9]}-{'T' if c[10] else 'F'}-s{c[6]}d{c[8]}")
-def test_conv_matches_torch(run, case):
+def test_conv_matches_torch(run, case, tc):
     nd, n, c, o, size, k, s, p, d, g, tr, op = case
     torch.manual_seed(0)
     x = torch.randn(n, c, *([size] * nd))
@@ -57,14 +61,17 @@ def test_conv_matches_torch(run, case):
                      [B, Value("res", tuple(res.shape), "float32")],
                      [Output(Value("y", tuple(ref.shape), "float32"), C("add", C("max", E("acc"), K(0.0)), I("res")))],
                      tuple(ref.shape))
-    text = emit_sketch(reg, "k0")
+    text = emit_sketch(reg, "k0", tensor_cores=tc)
     assert ("matmul(" in text) == (o // g >= 8)
-    # ungrouped, channels in blocks of 16, not transposed or at stride 1: one (tap, channel
-    # block) loop, whose weight tile is transposed unless the weight is a transposed conv's
-    tapwise = o // g >= 8 and g == 1 and c % 16 == 0
+    # ungrouped, channels in blocks of 16: one (tap, channel block) loop, whose weight tile is
+    # transposed unless the weight is a transposed conv's; on a tensor-core target other channel
+    # counts of a plain conv too, on channels-last copies padded to 16 that two launches write
+    padded = tc and o // g >= 8 and g == 1 and c % 16 != 0 and not tr
+    tapwise = o // g >= 8 and g == 1 and (c % 16 == 0 or padded)
     assert ("tap = step //" in text) == tapwise, text
     assert ("transpose(" in text) == (tapwise and not tr)
-    got = run(reg, {"x": x, "w": w, "b": b, "res": res}, TILES)["y"]
+    assert (text.count('"parallel"') == 3 and "xcl[" in text and "wcl[" in text) == padded, text
+    got = run(reg, {"x": x, "w": w, "b": b, "res": res}, TILES, tensor_cores=tc)["y"]
     torch.testing.assert_close(got, ref, rtol=1e-4, atol=1e-4)
 
 
