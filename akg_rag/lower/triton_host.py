@@ -375,7 +375,9 @@ def _dot_choice(kw: KernelWriter, knob: str, rename: dict[str, str]) -> list[str
     lines.append(f"{INDENT * 2}dot_x3 = int({' and '.join(dict.fromkeys(terms))})")
     lines.append(f"{INDENT}if dot_mode == 4:  # K-major copies of the dot operands, then three TF32 products")
     if not copies or len(movable) != len(copies):
-        lines.append(f"{INDENT * 2}dot_x3 = 0")
+        # an operand that cannot be copied (a temp the sketch writes K-major itself, as a
+        # convolution's padded channels-last copies): split products where the layout already fits
+        lines.append(f"{INDENT * 2}dot_x3 = int({' and '.join(dict.fromkeys(terms)) or 'False'})")
     else:
         for t, k in movable:
             lines.append(f"{INDENT * 2}{py(t)} = _k_major({py(t)}, {k})")

@@ -116,3 +116,19 @@ def test_depthwise_takes_tiles_of_the_last_two_dims_with_literal_taps(run, nd, k
     assert "unroll" in text and ("vectorize" in text) == (stride[-1] == 1)
     got = run(reg, {"x": x, "w": w}, tiles)["y"]
     torch.testing.assert_close(got, torch.tanh(ref), rtol=1e-4, atol=1e-4)
+
+
+def test_padded_channels_last_copies_take_split_products_in_every_dot_mode():
+    """On a tensor-core target an RGB-input conv multiplies the sketch's own channels-last temps:
+    nothing for the host to copy, and K-major already, so DOT_MODE 3 and 4 both pick the split
+    TF32 products from their layout (never IEEE products for lack of a copy)."""
+    from akg_rag.lower.triton import emit_triton
+    from akg_rag.sketch import check_sketch
+
+    X, W = Value("x", (2, 3, 18, 18), "float32"), Value("w", (32, 3, 3, 3), "float32")
+    reg = ConvRegion(X, W, None, (1, 1), (0, 0), (1, 1), 1, False, (0, 0), [],
+                     [Output(Value("y", (2, 32, 16, 16), "float32"), E("acc"))], (2, 32, 16, 16))
+    code = emit_triton(check_sketch(emit_sketch(reg, "k0", tensor_cores=True)), "k0").code
+    host = code[code.index("dot_mode = K0_DOT_MODE"):]
+    mode4 = host[host.index("if dot_mode == 4"):].splitlines()[1]
+    assert "_k_major(" not in host and "stride(3) == 1" in mode4 and "dot_x3 = 0" not in mode4, host
