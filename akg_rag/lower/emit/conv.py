@@ -300,7 +300,7 @@ class _Conv:
         BR = w.param("BR", 64)
         names = []
         for src, lead, trail, tag in ((r.x, self.N, self.S, "xcl"), (r.w, self.O, self.KS, "wcl")):
-            dst = Value(w.fresh(tag), (1,) * (len(trail) + 2), src.dtype)
+            dst = Value(w.fresh(tag), (src.shape[0], *src.shape[2:], cp), src.dtype)
             w.tensor(dst, [lead, *trail, str(cp)], "temp")
             rows = prod_text([lead, *trail])
             w.emit(0, "")
