@@ -9,7 +9,8 @@ Four forms:
   at that tap (``[BK, BN]`` of a transposed weight), so the tap indices are scalars and both
   operands run along K through a tensor dim (the channels): the host can copy them K-major
   (channels-last) for split TF32 products. On a tensor-core target, a plain conv whose input
-  channels are not a multiple of 16 (an RGB input's 3) takes this form too, on channels-last
+  channels are not a multiple of 16 (an RGB input's 3) and that runs at stride 1 takes this
+  form too (a strided one keeps the implicit GEMM: measured slower padded), on channels-last
   copies zero-padded to a multiple of 16 that two launches write first (``padded_copies``): the
   zero channels add nothing, and every step's operand tiles are contiguous along K (16-byte
   loads, split TF32 products) where the implicit GEMM gathers them through ``//`` and ``%``.
@@ -460,7 +461,7 @@ def emit_conv(region: ConvRegion, name: str, tensor_cores: bool = False) -> str:
     if few and not region.transposed and region.w.shape[1] == 1:
         return _Conv(region, name, literal_kernel=True).tiled()
     if tensor_cores and not few and region.groups == 1 and not region.transposed \
-            and region.x.shape[1] % TAPWISE_CHANNELS:
+            and region.x.shape[1] % TAPWISE_CHANNELS and all(s == 1 for s in region.stride):
         return _Conv(region, name).tapwise(padded=True)
     tapwise = not few and region.groups == 1 and region.x.shape[1] % TAPWISE_CHANNELS == 0
     # transposed ones too (tapwise): a strided one's taps per phase are literals of its kernel

@@ -35,9 +35,10 @@ CASES = [  # nd, n, c, o, size, k, stride, pad, dil, groups, transposed, output_
     (2, 1, 32, 8, 4, 3, 3, 1, 2, 1, True, 2),      # ... stride 3, dilation 2, output padding
     (1, 2, 16, 8, 7, 4, 2, 1, 2, 1, True, 0),      # ... a phase no tap reaches (gcd(s, d) = 2)
     (3, 1, 16, 8, 3, 2, 2, 0, 1, 1, True, 0),
-    (2, 2, 3, 16, 7, 3, 2, 1, 1, 1, False, 0),     # RGB input (implicit GEMM; padded to 16 on tensor cores)
+    (2, 2, 3, 16, 7, 3, 1, 1, 1, 1, False, 0),     # RGB input (implicit GEMM; padded to 16 on tensor cores)
+    (2, 2, 3, 16, 9, 3, 2, 1, 1, 1, False, 0),     # ... strided: implicit GEMM on tensor cores too
     (1, 3, 20, 8, 9, 3, 1, 2, 2, 1, False, 0),     # 20 channels: two blocks, the second 4/16 full
-    (3, 1, 8, 16, 5, 3, 2, 1, 1, 1, False, 0),     # 3-D, 8 channels
+    (3, 1, 8, 16, 5, 3, 1, 1, 1, 1, False, 0),     # 3-D, 8 channels
 ]
 
 
@@ -66,7 +67,7 @@ def test_conv_matches_torch(run, case, tc):
     # ungrouped, channels in blocks of 16: one (tap, channel block) loop, whose weight tile is
     # transposed unless the weight is a transposed conv's; on a tensor-core target other channel
     # counts of a plain conv too, on channels-last copies padded to 16 that two launches write
-    padded = tc and o // g >= 8 and g == 1 and c % 16 != 0 and not tr
+    padded = tc and o // g >= 8 and g == 1 and c % 16 != 0 and not tr and s == 1
     tapwise = o // g >= 8 and g == 1 and (c % 16 == 0 or padded)
     assert ("tap = step //" in text) == tapwise, text
     assert ("transpose(" in text) == (tapwise and not tr)
