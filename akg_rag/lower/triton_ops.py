@@ -48,7 +48,8 @@ APPLY: dict[str, tuple[str, tuple[str, ...]]] = {
     "elu": ("tl.where({x} > 0, {x}, {a1} * (tl.exp({x}) - 1.0))", ("1.0",)),
     "selu": ("1.0507009873554805 * tl.where({x} > 0, {x}, 1.6732632423543772 * (tl.exp({x}) - 1.0))", ()),
     "gelu": ("0.5 * {x} * (1.0 + tl.erf({x} * 0.7071067811865476))", ()),
-    "gelu_tanh": ("0.5 * {x} * (1.0 + _tanh(0.7978845608028654 * ({x} + 0.044715 * {x} * {x} * {x})))", ()),
+    # 0.5 * x * (1 + tanh(u)) as x * sigmoid(2u): see akg_rag.lower.pointwise._one_plus_tanh
+    "gelu_tanh": ("{x} * tl.sigmoid(1.5957691216057308 * ({x} + 0.044715 * {x} * {x} * {x}))", ()),
     "silu": ("{x} * tl.sigmoid({x})", ()),
     "mish": ("{x} * _tanh(_softplus({x}))", ()),
     "softplus": ("_softplus({x})", ()),
