@@ -17,24 +17,11 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from hw_probe import _median_ms  # noqa: E402  (the copy rate's own method: CUDA events, no flush)
 
 SIZES_MB = (64, 128, 256, 512, 1024, 2048, 4096)
-
-
-def _bare_ms(fn, runs: int = 20) -> float:
-    import torch
-
-    fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(runs):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        torch.cuda.synchronize()
-        times.append(a.elapsed_time(b))
-    return sorted(times)[len(times) // 2]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -51,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     for mb in SIZES_MB:
         src = torch.empty(mb * 2**20 // 4, dtype=torch.float32, device=dev).uniform_()
         dst = torch.empty_like(src)
-        bare = _bare_ms(lambda: dst.copy_(src))
+        bare = _median_ms(lambda: dst.copy_(src))
         timed = measure(lambda: dst.copy_(src), dev, runs=20).median_ms
         moved = 2 * mb * 2**20
         row = {"device": torch.cuda.get_device_name(dev), "mb": mb, "bare_ms": bare,
