@@ -118,6 +118,8 @@ def _signature(launch: _Launch) -> tuple[dict, dict, dict]:
             attrs[(i,)] = [["tt.divisibility", 16]]   # torch's allocations are 16-byte aligned
         elif isinstance(v, bool) or v is None:
             sig[p.name], consts[p.name] = "constexpr", v
+        elif isinstance(v, int) and getattr(p, "do_not_specialize", False):
+            sig[p.name] = "i32" if -2**31 <= v < 2**31 else "i64"   # no value or divisibility known
         elif isinstance(v, int):
             if v == 1:
                 sig[p.name], consts[p.name] = "constexpr", 1

@@ -5,10 +5,10 @@ holds, in order: imports; the module-level tunables ``{NAME}_{PARAM}`` (kernel n
 as the search's tunable scanner wants; the sketch's UPPER_CASE integer parameters, plus
 ``{NAME}_NUM_WARPS`` and ``{NAME}_NUM_STAGES``; ``{NAME}_DOT_MODE`` with an f32 dot and
 ``{NAME}_CACHE_MODE`` and ``{NAME}_GRID_MODE`` where a program reads a row again in a later
-pass; ``{NAME}_INTERIOR_MODE`` where a kernel has an interior version), read by the host
-function at call time so the search can rewrite them; small helper functions; one kernel per
-launch (:mod:`akg_rag.lower.triton_kernel`); and the host function ``def {name}(*tensors)``
-(:mod:`akg_rag.lower.triton_host`). Nothing runs on import.
+pass; ``{NAME}_INTERIOR_MODE`` and ``{NAME}_ALIGN_MODE`` where a kernel has an interior
+version), read by the host function at call time so the search can rewrite them; small helper
+functions; one kernel per launch (:mod:`akg_rag.lower.triton_kernel`); and the host function
+``def {name}(*tensors)`` (:mod:`akg_rag.lower.triton_host`). Nothing runs on import.
 
 What the kernels guarantee (docs/lowering.md): tiles are power-of-two blocks with a validity mask
 on every padded axis; reductions, scans, ``matmul`` and stores ignore padded lanes; loads mask
@@ -27,6 +27,7 @@ from akg_rag.lower.triton_barrier import RESIDENT_HELPER, barriers
 from akg_rag.lower.triton_expr import join16
 from akg_rag.lower.triton_names import Blocks, Namer
 from akg_rag.lower.triton_host import CHECK_HELPER, K_MAJOR_HELPER, L2_GRID_HELPER, host_source
+from akg_rag.lower.triton_interior import DEFAULT_ALIGN_MODE
 from akg_rag.lower.triton_kernel import KernelWriter
 from akg_rag.lower.triton_ops import helper_sources, helpers_needing_libdevice
 from akg_rag.lower.typed import TypedSketch, analyze
@@ -85,6 +86,7 @@ def emit_triton(sketch: Sketch, name: str) -> KernelSource:
         tunables["GRID_MODE"] = f"{prefix}_GRID_MODE"
     if any(kw.versioned for _, kw in kernels):   # interior versions (akg_rag.lower.triton_interior)
         tunables["INTERIOR_MODE"] = f"{prefix}_INTERIOR_MODE"
+        tunables["ALIGN_MODE"] = f"{prefix}_ALIGN_MODE"
     host = host_source(typed, name, kernels, blocks, tunables)
     values = {**{tunables[p]: v for p, v in typed.tunables.items()},
               tunables["NUM_WARPS"]: default_warps(typed, any(kw.dot_gathers for _, kw in kernels)),
@@ -97,6 +99,7 @@ def emit_triton(sketch: Sketch, name: str) -> KernelSource:
         values[tunables["GRID_MODE"]] = DEFAULT_GRID_MODE
     if "INTERIOR_MODE" in tunables:
         values[tunables["INTERIOR_MODE"]] = DEFAULT_INTERIOR_MODE
+        values[tunables["ALIGN_MODE"]] = DEFAULT_ALIGN_MODE
     code = _module(typed, name, values, helpers, sources, host, k_major="DOT_MODE" in tunables,
                    l2_grid="GRID_MODE" in tunables, resident=any(kw.barriers for _, kw in kernels))
     return KernelSource(code=code, entry=name, tunables=values, tensors=[t.name for t in typed.arguments])

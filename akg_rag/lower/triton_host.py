@@ -220,6 +220,11 @@ def host_source(typed: TypedSketch, name: str, kernels: list[tuple[str, KernelWr
         lines.append(f"{INDENT}if {tunables['INTERIOR_MODE']} not in (1, 2):")
         lines.append(f'{INDENT * 2}raise ValueError(f"{tunables["INTERIOR_MODE"]} must be 1 (bounds-masked code only) '
                      f'or 2 (an interior version without bounds masks too), got {{{tunables["INTERIOR_MODE"]}!r}}")')
+    if "ALIGN_MODE" in tunables:
+        lines.append(f"{INDENT}if {tunables['ALIGN_MODE']} not in (1, 2):")
+        lines.append(f'{INDENT * 2}raise ValueError(f"{tunables["ALIGN_MODE"]} must be 1 (alignment known: vector '
+                     f'accesses where provable) or 2 (alignment hidden: one element a thread), got '
+                     f'{{{tunables["ALIGN_MODE"]}!r}}")')
     if "CACHE_MODE" in tunables:
         lines.append(f"{INDENT}if {tunables['CACHE_MODE']} not in (1, 2):")
         lines.append(f'{INDENT * 2}raise ValueError(f"{tunables["CACHE_MODE"]} must be 1 (no cache hints) or 2 '
@@ -302,7 +307,8 @@ def _launch(kernel: str, kw: KernelWriter, hx: _HostExpr, blocks: Blocks, tunabl
     if kw.reread:
         kwargs.append(f"CACHE_HINTS=int({tunables['CACHE_MODE']} == 2)")
     if kw.versioned:
-        kwargs.append(f"INTERIOR=int({tunables['INTERIOR_MODE']} == 2)")
+        kwargs += ["lane_off=0", f"INTERIOR=int({tunables['INTERIOR_MODE']} == 2)",
+                   f"HIDE_ALIGN=int({tunables['ALIGN_MODE']} == 2)"]
     kwargs += ["USE_INT64=use_int64", f"num_warps={tunables['NUM_WARPS']}",
                f"num_stages={tunables['NUM_STAGES']}"]
     lines.append(f"{INDENT * 2}{kernel}[({launched},)](")

@@ -88,6 +88,33 @@ class InteriorMixin:
         return True
 
 
+    # ---- the alignment switch of a versioned kernel (host: ALIGN_MODE) --------------------------
+    def interior_params(self) -> list[tuple[str, str]]:
+        """The kernel parameters of its interior versions and of its alignment switch."""
+        return [("lane_off", "0; never specialised, so its divisibility is unknown to the compiler"),
+                ("INTERIOR: tl.constexpr", "1: programs inside the tensors run the interior version (host: INTERIOR_MODE)"),
+                ("HIDE_ALIGN: tl.constexpr", "1: every pointer moved by lane_off, so no access is provably "
+                                             "aligned (host: ALIGN_MODE)")]
+
+    def hide_alignment(self, ptrs: list[str]) -> None:
+        """With ``HIDE_ALIGN``, every tensor pointer plus ``lane_off`` (0): see ALIGN_MODE."""
+        self.emit("if HIDE_ALIGN:  # one element a thread per access, consecutive threads on consecutive elements")
+        for ptr in ptrs:
+            self.emit(f"    {ptr} += lane_off")
+
+
+# The window kernels' ALIGN_MODE. Triton's coalescing gives every access of a kernel the per-thread
+# width of its widest provably aligned one: with one 16-byte aligned tap (or the store) each thread
+# owns four consecutive elements, and a tap at an unaligned offset is then four element-wise loads
+# whose 32 lanes are 16 bytes apart, each touching 4-5 cache lines where a load over 32 consecutive
+# elements touches 1-2. A pooling window of mostly unaligned taps so costs its SM's L1 ~2.3x the
+# wavefronts per output (level1/41: eight taps, six unaligned), which matches its rows running in
+# the same time on an H100 and an H200. ALIGN_MODE 2 moves every pointer by an unspecialised 0,
+# so no access is provably aligned: one element a thread per access, 32 consecutive elements a
+# warp instruction, the aligned taps and the store losing their vectors. Which wins is measured.
+DEFAULT_ALIGN_MODE = 1
+
+
 def versioned(loop: For, body: list[Stmt] | None = None) -> bool:
     """Whether ``loop`` asks for an interior version of itself (or of ``body``, the part of a
     grid loop's program that would be versioned): a ``vectorize`` hint, no barrier inside."""

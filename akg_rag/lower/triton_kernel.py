@@ -359,6 +359,8 @@ class KernelWriter(InteriorMixin, ExprWriter):
         body = self.lines
         self.lines = []
         self.depth = 1
+        if self.versioned:
+            self.hide_alignment([self.ptr(n) for n in self.tensors()])
         self.prologue()
         return "\n".join(self.header() + self.lines + [""] + body) + "\n"
 
@@ -392,7 +394,7 @@ class KernelWriter(InteriorMixin, ExprWriter):
         if self.reread:
             out.append(("CACHE_HINTS: tl.constexpr", "L2 hints on re-read rows and streamed stores (host: CACHE_MODE)"))
         if self.versioned:
-            out.append(("INTERIOR: tl.constexpr", "1: programs inside the tensors run the interior version (host: INTERIOR_MODE)"))
+            out += self.interior_params()
         out.append(("USE_INT64: tl.constexpr", "int64 index arithmetic (a tensor spans >= 2**31 elements)"))
         return out
 
@@ -404,7 +406,8 @@ class KernelWriter(InteriorMixin, ExprWriter):
         grid = " x ".join(f"{ax.var} in range({', '.join(print_expr(x) for x in (ax.start, ax.stop, ax.step))})"
                           for ax in self.launch.grid)
         reads, writes = ", ".join(self.launch.reads) or "nothing", ", ".join(self.launch.writes) or "nothing"
-        lines = ["@triton.jit", f"def {self.kernel}("]
+        jit = '@triton.jit(do_not_specialize=["lane_off"])' if self.versioned else "@triton.jit"
+        lines = [jit, f"def {self.kernel}("]
         for arg, comment in self.signature():
             lines.append(f"{INDENT}{arg},  # {comment}")
         lines.append("):")

@@ -20,7 +20,7 @@ COMPUTE_TL = {"f32": "tl.float32", "f64": "tl.float64", "i32": "tl.int32", "i64"
 _RESERVED = {"tl", "triton", "torch", "libdevice", "os", "math", "float", "int", "range", "min", "max",
              "len", "abs", "sum", "tuple", "zip", "type", "isinstance", "ValueError", "pid", "rest",
              "tensors", "grid", "programs", "use_int64", "USE_INT64", "DOT_X3", "dot_x3", "dot_mode",
-             "pid_g", "PROGRAMS", "CACHE_HINTS", "INTERIOR", "launched"}
+             "pid_g", "PROGRAMS", "CACHE_HINTS", "INTERIOR", "HIDE_ALIGN", "lane_off", "launched"}
 
 
 @dataclass(frozen=True)

@@ -86,6 +86,32 @@ def test_the_interior_version_is_a_host_switch(build, device):
     assert "INTERIOR_MODE" not in plain.code
 
 
+def test_hidden_alignment_is_a_host_switch(build, device):
+    """``{NAME}_ALIGN_MODE`` (a kernel with an interior version): 1 (the default) leaves the
+    pointers as they are, 2 moves each by ``lane_off`` -- a 0 the kernel never specialises on --
+    so the compiler proves no access aligned; both interior modes give torch's result either way,
+    and other values are refused before any launch."""
+    import pytest
+
+    x = torch.randn(3, 40, device=device)
+    ref = F.max_pool1d(x[:, None], 5, stride=1, padding=2, dilation=2)[:, 0]
+    fn, module, src = build(_pool(5, 2, 2))
+    assert src.tunables["K_ALIGN_MODE"] == 1 and '@triton.jit(do_not_specialize=["lane_off"])' in src.code
+    assert "lane_off=0" in src.code and "HIDE_ALIGN=int(K_ALIGN_MODE == 2)" in src.code
+    assert "x_ptr += lane_off" in src.code and "y_ptr += lane_off" in src.code
+    for align in (1, 2):
+        for interior in (1, 2):
+            module.K_ALIGN_MODE, module.K_INTERIOR_MODE = align, interior
+            y = torch.full_like(ref, float("nan"))
+            fn(x, y)
+            torch.testing.assert_close(y, ref)
+    module.K_ALIGN_MODE = 0
+    with pytest.raises(ValueError, match="ALIGN_MODE"):
+        fn(x, torch.empty_like(ref))
+    _, _, plain = build(_pool(5, 2, 2, hint=False))
+    assert "ALIGN_MODE" not in plain.code and "lane_off" not in plain.code
+
+
 def test_interior_version_with_every_tile_at_an_edge(build, device):
     """A window wider than a tile reaches past both ends of a short row from every tile: the
     masked version runs everywhere, still torch's result."""

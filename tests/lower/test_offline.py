@@ -129,3 +129,50 @@ def test_the_interpreter_is_refused_with_one_message(files):
     run = subprocess.run([sys.executable, "-m", "akg_rag.lower.offline", str(files / "task.py"),
                           str(files / "lowered.py")], capture_output=True, text=True, env=env, timeout=300)
     assert run.returncode == 2 and "TRITON_INTERPRET" in run.stderr and "Traceback" not in run.stderr
+
+
+POOL_TASK = """
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pool = nn.MaxPool1d(8, stride=1, padding=4, dilation=3)
+
+    def forward(self, x):
+        return self.pool(x)
+
+
+def get_inputs():
+    return [torch.rand(64, 192, 65536)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_hidden_alignment_gives_every_access_one_element_a_thread(tmp_path):
+    """A 1-D max pool with dilation 3: two of its eight taps sit at 16-byte aligned offsets. With
+    ALIGN_MODE 1 they (and the store) load vectors and every access, the six unaligned taps too,
+    takes four elements a thread; with 2 (pointers moved by an unspecialised 0) no access is
+    vectorised and each takes one element a thread -- a warp's load over 32 consecutive elements."""
+    (tmp_path / "task.py").write_text(POOL_TASK)
+    code, _ = lower_task(tmp_path / "task.py", "triton", "cuda")
+    assert "K0_ALIGN_MODE = 1" in code
+    (tmp_path / "known.py").write_text(code)
+    (tmp_path / "hidden.py").write_text(code.replace("K0_ALIGN_MODE = 1", "K0_ALIGN_MODE = 2"))
+    out = {}
+    for name in ("known", "hidden"):
+        run = _offline(str(tmp_path / "task.py"), str(tmp_path / f"{name}.py"), "--json")
+        if run.returncode != 0 and "backends" in run.stderr:
+            pytest.skip(f"this Triton cannot compile for NVIDIA offline: {run.stderr[-300:]}")
+        assert run.returncode == 0, run.stderr
+        (out[name],) = json.loads(run.stdout)
+    known, hidden = out["known"], out["hidden"]
+    assert not known["error"] and not hidden["error"]
+    assert known["vector_loads"] > 0 and all("sizePerThread = [1, 4]" in lay for lay in known["load_layouts"])
+    assert hidden["vector_loads"] == 0 and all("sizePerThread = [1, 1]" in lay for lay in hidden["load_layouts"])
+
