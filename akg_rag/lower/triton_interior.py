@@ -87,7 +87,6 @@ class InteriorMixin:
         self.depth -= 1
         return True
 
-
     # ---- the alignment switch of a versioned kernel (host: ALIGN_MODE) --------------------------
     def interior_params(self) -> list[tuple[str, str]]:
         """The kernel parameters of its interior versions and of its alignment switch."""

@@ -5,8 +5,7 @@ A generated kernel's tunables (docs/lowering.md, "Sizes and parameters") are its
 UPPER_CASE integer parameters, plus ``NUM_WARPS`` and ``NUM_STAGES`` on Triton (and ``DOT_MODE`` where
 a kernel multiplies f32 tiles with ``tl.dot``, ``CACHE_MODE`` and ``GRID_MODE`` where a program reads a row
 again in a later pass, ``INTERIOR_MODE`` and ``ALIGN_MODE`` where a kernel has an interior version).
-What a parameter
-does is read from the sketch itself, not from its name alone:
+What a parameter does is read from the sketch itself, not from its name alone:
 
 * ``((X + P - 1) // P)`` (a grid of ``P``-blocks) or ``range(a, X, P)`` (a loop in ``P`` steps):
   ``P`` *tiles* the extent ``X``;
