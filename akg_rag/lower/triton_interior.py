@@ -95,11 +95,18 @@ class InteriorMixin:
                 ("HIDE_ALIGN: tl.constexpr", "1: every pointer moved by lane_off, so no access is provably "
                                              "aligned (host: ALIGN_MODE)")]
 
-    def hide_alignment(self, ptrs: list[str]) -> None:
-        """With ``HIDE_ALIGN``, every tensor pointer plus ``lane_off`` (0): see ALIGN_MODE."""
+    def jit_line(self) -> str:
+        """The kernel's decorator: ``lane_off`` is never specialised in a versioned kernel."""
+        return '@triton.jit(do_not_specialize=["lane_off"])' if self.versioned else "@triton.jit"
+
+    def hide_alignment(self) -> None:
+        """A versioned kernel's first lines: with ``HIDE_ALIGN``, every tensor pointer plus
+        ``lane_off`` (0); see ALIGN_MODE."""
+        if not self.versioned:
+            return
         self.emit("if HIDE_ALIGN:  # one element a thread per access, consecutive threads on consecutive elements")
-        for ptr in ptrs:
-            self.emit(f"    {ptr} += lane_off")
+        for name in self.tensors():
+            self.emit(f"    {self.ptr(name)} += lane_off")
 
 
 # The window kernels' ALIGN_MODE. Triton's coalescing gives every access of a kernel the per-thread

@@ -359,8 +359,7 @@ class KernelWriter(InteriorMixin, ExprWriter):
         body = self.lines
         self.lines = []
         self.depth = 1
-        if self.versioned:
-            self.hide_alignment([self.ptr(n) for n in self.tensors()])
+        self.hide_alignment()
         self.prologue()
         return "\n".join(self.header() + self.lines + [""] + body) + "\n"
 
@@ -406,8 +405,7 @@ class KernelWriter(InteriorMixin, ExprWriter):
         grid = " x ".join(f"{ax.var} in range({', '.join(print_expr(x) for x in (ax.start, ax.stop, ax.step))})"
                           for ax in self.launch.grid)
         reads, writes = ", ".join(self.launch.reads) or "nothing", ", ".join(self.launch.writes) or "nothing"
-        jit = '@triton.jit(do_not_specialize=["lane_off"])' if self.versioned else "@triton.jit"
-        lines = [jit, f"def {self.kernel}("]
+        lines = [self.jit_line(), f"def {self.kernel}("]
         for arg, comment in self.signature():
             lines.append(f"{INDENT}{arg},  # {comment}")
         lines.append("):")

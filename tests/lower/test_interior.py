@@ -63,10 +63,13 @@ def test_interior_version_matches_torch_at_edges_and_inside(build, device):
     torch.testing.assert_close(y, ref)
 
 
-def test_the_interior_version_is_a_host_switch(build, device):
+def test_interior_version_and_hidden_alignment_are_host_switches(build, device):
     """``{NAME}_INTERIOR_MODE``: 2 (the default) runs the interior version where it applies, 1
-    only the masked code (the kernel's INTERIOR flag off); both give torch's result, and other
-    values are refused before any launch."""
+    only the masked code (the kernel's INTERIOR flag off). ``{NAME}_ALIGN_MODE`` (a kernel with an
+    interior version): 1 (the default) leaves the pointers as they are, 2 moves each by
+    ``lane_off`` -- a 0 the kernel never specialises on -- so the compiler proves no access
+    aligned. Every combination gives torch's result; other values are refused before any launch,
+    and a kernel without an interior version has neither switch."""
     import pytest
 
     x = torch.randn(3, 40, device=device)
@@ -74,28 +77,6 @@ def test_the_interior_version_is_a_host_switch(build, device):
     fn, module, src = build(_pool(5, 2, 2))
     assert src.tunables["K_INTERIOR_MODE"] == 2 and "INTERIOR=int(K_INTERIOR_MODE == 2)" in src.code
     assert "& (INTERIOR == 1)" in src.code
-    for mode in (1, 2):
-        module.K_INTERIOR_MODE = mode
-        y = torch.full_like(ref, float("nan"))
-        fn(x, y)
-        torch.testing.assert_close(y, ref)
-    module.K_INTERIOR_MODE = 3
-    with pytest.raises(ValueError, match="INTERIOR_MODE"):
-        fn(x, torch.empty_like(ref))
-    _, _, plain = build(_pool(5, 2, 2, hint=False))
-    assert "INTERIOR_MODE" not in plain.code
-
-
-def test_hidden_alignment_is_a_host_switch(build, device):
-    """``{NAME}_ALIGN_MODE`` (a kernel with an interior version): 1 (the default) leaves the
-    pointers as they are, 2 moves each by ``lane_off`` -- a 0 the kernel never specialises on --
-    so the compiler proves no access aligned; both interior modes give torch's result either way,
-    and other values are refused before any launch."""
-    import pytest
-
-    x = torch.randn(3, 40, device=device)
-    ref = F.max_pool1d(x[:, None], 5, stride=1, padding=2, dilation=2)[:, 0]
-    fn, module, src = build(_pool(5, 2, 2))
     assert src.tunables["K_ALIGN_MODE"] == 1 and '@triton.jit(do_not_specialize=["lane_off"])' in src.code
     assert "lane_off=0" in src.code and "HIDE_ALIGN=int(K_ALIGN_MODE == 2)" in src.code
     assert "x_ptr += lane_off" in src.code and "y_ptr += lane_off" in src.code
@@ -105,11 +86,13 @@ def test_hidden_alignment_is_a_host_switch(build, device):
             y = torch.full_like(ref, float("nan"))
             fn(x, y)
             torch.testing.assert_close(y, ref)
-    module.K_ALIGN_MODE = 0
-    with pytest.raises(ValueError, match="ALIGN_MODE"):
-        fn(x, torch.empty_like(ref))
+    for knob, bad in (("K_INTERIOR_MODE", 3), ("K_ALIGN_MODE", 0)):
+        setattr(module, knob, bad)
+        with pytest.raises(ValueError, match=knob[2:]):
+            fn(x, torch.empty_like(ref))
+        setattr(module, knob, 1)
     _, _, plain = build(_pool(5, 2, 2, hint=False))
-    assert "ALIGN_MODE" not in plain.code and "lane_off" not in plain.code
+    assert "INTERIOR_MODE" not in plain.code and "ALIGN_MODE" not in plain.code and "lane_off" not in plain.code
 
 
 def test_interior_version_with_every_tile_at_an_edge(build, device):
