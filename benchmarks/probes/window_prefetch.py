@@ -12,7 +12,10 @@ should lift them there and change nothing on the H100.
     knob_sweep.py level1/41_Max_Pooling_1D.py benchmarks/probes/window_prefetch.py \
         --set P_PREFETCH=0,1 --set P_DIST=512,1024,2048 --set P_BW=512,1024
 
-P_PREFETCH=0 is the plain form (the lowering's own, without its interior/edge split).
+P_PREFETCH=0 is the plain form (the lowering's interior/edge split, tap loads hoisted by the
+compiler). ``P_SERIAL=1`` asks the other way round: each interior tap's load waits for the previous
+tap's value (an opaque zero added to its address), so a thread holds one tap at a time and a
+larger ``P_BW`` costs few registers -- more programs, or wider tiles, in flight per multiprocessor.
 """
 import torch
 import triton
@@ -22,6 +25,7 @@ P_BW = 512
 P_NUM_WARPS = 4
 P_PREFETCH = 1
 P_DIST = 1024
+P_SERIAL = 0
 
 
 @triton.jit
@@ -31,8 +35,16 @@ def _prefetch_l2(ptrs):
 
 
 @triton.jit
+def _after(v):
+    """0, computed from ``v`` in a way the compiler cannot see through: an address offset by it
+    is only known once ``v`` is, so the next tap's load is issued after this one has arrived."""
+    return tl.inline_asm_elementwise("mov.u32 $0, 0;", "=r,r", [v.to(tl.int32, bitcast=True)],
+                                     dtype=tl.int32, is_pure=True, pack=1)
+
+
+@triton.jit
 def _k(x_ptr, y_ptr, L, LOUT, NB, TOTAL, K: tl.constexpr, DIL: tl.constexpr, PAD: tl.constexpr, BW: tl.constexpr,
-       PREFETCH: tl.constexpr, DIST: tl.constexpr, SPAN_LINES: tl.constexpr):
+       PREFETCH: tl.constexpr, DIST: tl.constexpr, SPAN_LINES: tl.constexpr, SERIAL: tl.constexpr):
     pid = tl.program_id(0)
     if PREFETCH:
         ahead = pid + DIST
@@ -52,8 +64,14 @@ def _k(x_ptr, y_ptr, L, LOUT, NB, TOTAL, K: tl.constexpr, DIL: tl.constexpr, PAD
     acc = tl.full((BW,), float("-inf"), tl.float32)
     lo = blk * BW - PAD
     if (lo >= 0) & (lo + BW + (K - 1) * DIL <= L) & (blk * BW + BW <= LOUT):  # interior: no masks
-        for t in tl.static_range(K):
-            acc = tl.maximum(acc, tl.load(base + offs - PAD + t * DIL))
+        if SERIAL:
+            dep = tl.zeros((BW,), tl.int32)
+            for t in tl.static_range(K):
+                acc = tl.maximum(acc, tl.load(base + offs - PAD + t * DIL + dep))
+                dep = _after(acc)
+        else:
+            for t in tl.static_range(K):
+                acc = tl.maximum(acc, tl.load(base + offs - PAD + t * DIL))
     else:
         for t in tl.static_range(K):
             idx = offs - PAD + t * DIL
@@ -77,6 +95,6 @@ class ModelNew(torch.nn.Module):
         total = B * C * nb
         span = P_BW + self.d * (self.k - 1)
         _k[(total,)](x, y, L, lout, nb, total, K=self.k, DIL=self.d, PAD=self.p, BW=P_BW, PREFETCH=P_PREFETCH,
-                     DIST=P_DIST, SPAN_LINES=triton.next_power_of_2(triton.cdiv(span, 32)),
+                     DIST=P_DIST, SERIAL=P_SERIAL, SPAN_LINES=triton.next_power_of_2(triton.cdiv(span, 32)),
                      num_warps=P_NUM_WARPS)
         return y
