@@ -6,7 +6,9 @@ records every kernel launch with the arguments Triton would specialise on (integ
 multiples of 16, 16-byte aligned pointers), compiles each launch for ``sm_<arch>`` exactly as the
 launch would, and reports per launch: grid, warps, stages, registers and spill bytes (``ptxas
 -v``), the loads (how many, how many vectorised, the thread layout of each tile) and the PTX
-instruction count (``benchmarks/offline_diff.py`` compares two candidate trees by these).
+instruction count (``benchmarks/offline_diff.py`` compares two candidate trees by these), and
+how many programs a multiprocessor holds at once with what limits them (registers, shared
+memory, warps, blocks), and the waves the grid makes of them.
 
 What it tells before any GPU time is spent: a kernel that spills at its default tunables, a tile
 whose warps walk a strided dim, a load that could be vectorised and is not, a launch that needs
@@ -31,6 +33,42 @@ from typing import Any
 
 # shared memory one block may use, bytes (opt-in maximum): sm_80 163 KiB, sm_89 99 KiB, sm_90 227 KiB
 SHARED_LIMIT = {80: 166912, 86: 101376, 89: 101376, 90: 232448}
+
+
+@dataclass(frozen=True)
+class SMLimits:
+    """What one multiprocessor holds at once (CUDA's occupancy rules for the architecture)."""
+
+    warps: int                # resident warps
+    blocks: int               # resident blocks (programs)
+    shared: int               # shared memory, bytes, over all its blocks
+    registers: int = 65536    # 32-bit registers, in four equal sub-partitions (a warp lives in one)
+    reserved_shared: int = 1024   # shared memory the system keeps per block
+
+
+SM_LIMITS = {80: SMLimits(64, 32, 167936), 86: SMLimits(48, 16, 102400), 89: SMLimits(48, 24, 102400),
+             90: SMLimits(64, 32, 233472)}
+# multiprocessors of the usual part of each architecture (waves are counted against these; --sms overrides)
+SM_COUNT = {80: 108, 90: 132}
+
+
+def residency(arch: int, num_warps: int, registers: int, shared_bytes: int) -> tuple[int, str]:
+    """(programs one multiprocessor runs at once, the resource that limits them) for a kernel of
+    ``num_warps`` warps, ``registers`` a thread and ``shared_bytes`` of shared memory a program:
+    the least of the warp, block, register and shared-memory limits. Registers are allocated per
+    warp in units of 256 and a warp's registers come from one of four sub-partitions. (0, "")
+    for an architecture without a table."""
+    lim = SM_LIMITS.get(arch)
+    if lim is None or num_warps < 1:
+        return 0, ""
+    bounds = {"warps": lim.warps // num_warps, "blocks": lim.blocks}
+    if registers:
+        per_warp = -(-registers * 32 // 256) * 256
+        bounds["registers"] = 4 * (lim.registers // 4 // per_warp) // num_warps
+    if shared_bytes:
+        bounds["shared memory"] = lim.shared // (shared_bytes + lim.reserved_shared)
+    limit = min(bounds, key=bounds.get)   # on a tie the first named: a cap, not a cost
+    return bounds[limit], limit
 DTYPES = {"float32": "*fp32", "float16": "*fp16", "bfloat16": "*bf16", "float64": "*fp64",
           "int64": "*i64", "int32": "*i32", "int16": "*i16", "int8": "*i8", "uint8": "*u8", "bool": "*i1"}
 
@@ -51,6 +89,9 @@ class LaunchReport:
     mma: int = 0                    # tensor-core instructions in the PTX (wgmma, mma.sync)
     instructions: int = 0           # PTX instructions (statements; not directives, labels or comments)
     shared_bytes: int = 0           # shared memory one program needs (Triton's pipeline buffers and scratch)
+    programs_per_sm: int = 0        # programs one multiprocessor runs at once (:func:`residency`)
+    occupancy_limit: str = ""       # what bounds them: warps, blocks, registers or shared memory
+    waves: float = 0.0              # grid programs over programs_per_sm x multiprocessors (0: count unknown)
     error: str = ""
 
 
@@ -134,7 +175,7 @@ def _signature(launch: _Launch) -> tuple[dict, dict, dict]:
     return sig, consts, attrs
 
 
-def _compile(launch: _Launch, arch: int) -> LaunchReport:
+def _compile(launch: _Launch, arch: int, sms: int = 0) -> LaunchReport:
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
@@ -165,6 +206,14 @@ def _compile(launch: _Launch, arch: int) -> LaunchReport:
     if limit is not None and rep.shared_bytes > limit:
         # the launch would fail with "out of resource: shared memory" on the device
         rep.error = f"needs {rep.shared_bytes} bytes of shared memory per program; sm_{arch} allows {limit}"
+        return rep
+    rep.programs_per_sm, rep.occupancy_limit = residency(arch, rep.num_warps, rep.registers, rep.shared_bytes)
+    sms = sms or SM_COUNT.get(arch, 0)
+    if rep.programs_per_sm and sms:
+        programs = 1
+        for g in rep.grid:
+            programs *= max(int(g), 1)
+        rep.waves = round(programs / (rep.programs_per_sm * sms), 2)
     return rep
 
 
@@ -184,9 +233,10 @@ def _ptxas(ptx: str, arch: int) -> tuple[int, int]:
     return regs, sum(int(n) for n in re.findall(r"(\d+) bytes spill stores", info))
 
 
-def inspect_candidate(task: str | Path, candidate: str | Path, arch: int = 90) -> list[LaunchReport]:
-    """Every launch of one forward of ``candidate`` on ``task``'s shapes, compiled for ``sm_<arch>``."""
-    return [_compile(launch, arch) for launch in _capture(Path(task), Path(candidate))]
+def inspect_candidate(task: str | Path, candidate: str | Path, arch: int = 90, sms: int = 0) -> list[LaunchReport]:
+    """Every launch of one forward of ``candidate`` on ``task``'s shapes, compiled for ``sm_<arch>``
+    (waves counted against ``sms`` multiprocessors, else the architecture's usual part)."""
+    return [_compile(launch, arch, sms) for launch in _capture(Path(task), Path(candidate))]
 
 
 def _line(r: LaunchReport) -> str:
@@ -198,6 +248,9 @@ def _line(r: LaunchReport) -> str:
             f"{r.spill_bytes} bytes spilled{flag}; {r.shared_bytes} bytes of shared memory; "
             f"{r.loads} global loads, {r.vector_loads} vectorised; {r.instructions} PTX instructions"
             + (f"; {r.mma} tensor-core instructions" if r.mma else "")
+            + (f"\n    resident: {r.programs_per_sm} program(s) a multiprocessor ({r.occupancy_limit}), "
+               f"{r.programs_per_sm * r.num_warps} warps" + (f"; {r.waves:g} waves" if r.waves else "")
+               if r.programs_per_sm else "")
             + (f"\n    load layouts: {warps}" if warps else ""))
 
 
@@ -207,10 +260,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("task", help="KernelBench-format task file (its get_inputs gives the shapes)")
     p.add_argument("candidate", help="Triton candidate file (ModelNew)")
     p.add_argument("--arch", type=int, default=90, help="compute capability x 10 (90: H100/H200)")
+    p.add_argument("--sms", type=int, default=0,
+                   help="multiprocessors the waves are counted against (default: 132 for sm_90, 108 for sm_80)")
     p.add_argument("--json", action="store_true", help="one JSON object per launch")
     args = p.parse_args(argv)
+    if args.sms < 0:
+        p.error("--sms must be a positive count")
     try:
-        reports = inspect_candidate(args.task, args.candidate, args.arch)
+        reports = inspect_candidate(args.task, args.candidate, args.arch, args.sms)
     except Exception as e:  # noqa: BLE001 - one message, exit 2
         print(f"error: {type(e).__name__}: {e}", file=sys.stderr)
         return 2

@@ -58,3 +58,8 @@ def test_only_changed_candidates_are_compiled_and_their_launches_compared(tmp_pa
     assert old["instructions"] > 0 and old["registers"] > 0 and not old["error"] and not new["error"]
     summary = json.loads(run.stdout.strip().splitlines()[-1])
     assert summary["launches"] == 1 and summary["errors"] == 0
+    # programs a multiprocessor holds, per launch, in the line and in the tally
+    assert old["programs_per_sm"] >= 1 and new["programs_per_sm"] >= 1
+    assert f"/{old['programs_per_sm']}p -> " in run.stdout
+    moved = old["programs_per_sm"] != new["programs_per_sm"]
+    assert summary["more_resident"] + summary["fewer_resident"] == int(moved)

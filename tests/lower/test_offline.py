@@ -99,6 +99,27 @@ def test_the_lowered_candidates_launches_compile_for_sm90_without_spilling(files
     assert gemm["loads"] > 0 and gemm["vector_loads"] == gemm["loads"]   # 16-byte async copies
     assert gemm["mma"] > 0
     assert 0 < gemm["shared_bytes"] <= 232448          # its pipeline buffers fit a block
+    # resident programs from the compiled registers and shared memory; waves over the H100/H200's 132
+    assert gemm["programs_per_sm"] >= 1 and gemm["occupancy_limit"] in ("registers", "shared memory", "warps")
+    assert gemm["waves"] == round(gemm["grid"][0] / (gemm["programs_per_sm"] * 132), 2)
+    narrow = _offline(str(files / "task.py"), str(files / "lowered.py"), "--json", "--sms", "66")
+    assert json.loads(narrow.stdout)[1]["waves"] == pytest.approx(2 * gemm["waves"], abs=0.011)
+
+
+@pytest.mark.parametrize("arch, warps, regs, shared, expect", [
+    (90, 8, 218, 98304, (1, "registers")),       # a 128x128 f32 GEMM tile on three TF32 products
+    (90, 4, 32, 2048, (16, "warps")),            # a pooling tile: 64 warps, whatever else it leaves
+    (90, 4, 32, 16384, (13, "shared memory")),   # 13 x (16384 + 1024 reserved) <= 228 KiB
+    (90, 1, 16, 0, (32, "blocks")),              # one-warp programs: 32 blocks before 64 warps
+    # 200 registers: 6400 a warp, two warps in a sub-partition's 16384 -> 8 warps, not 65536 // 6400 = 10
+    (90, 2, 200, 0, (4, "registers")),
+    (86, 4, 32, 0, (12, "warps")),               # sm_86 holds 48 warps
+    (75, 4, 32, 0, (0, "")),                     # no table: unknown, not guessed
+])
+def test_resident_programs_follow_the_multiprocessor_limits(arch, warps, regs, shared, expect):
+    from akg_rag.lower.offline import residency
+
+    assert residency(arch, warps, regs, shared) == expect
 
 
 def test_a_hand_written_wide_dot_on_four_warps_is_reported_spilling(files):
