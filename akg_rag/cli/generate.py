@@ -52,6 +52,9 @@ def register(subparsers: Any) -> None:
                    help="skip timing torch.compile of the reference (its first compile costs a while on CPU)")
     p.add_argument("--timeout", type=float, metavar="SECONDS", help="per-candidate verification limit (default 300)")
     p.add_argument("--no-write-back", action="store_true", default=None, help="do not add the verified kernel to the knowledge base")
+    p.add_argument("--offline-profile", action="store_true", default=None,
+                   help="Triton on CUDA: the analyst compiles the best kernel for sm_90 in the sandbox and reads "
+                        "registers, spills, resident programs and vectorised loads (no GPU needed)")
     p.add_argument("--json", action="store_true", help="print the final report as JSON on stdout (progress goes to stderr)")
     add_executor_arguments(p)
     p.set_defaults(func=run)
@@ -125,6 +128,7 @@ DEFAULTS: dict[str, Any] = {
     "llm": None, "base_url": None, "data_dir": None, "chroma_url": None, "scale": None,
     "max_iters": 8, "max_opt_passes": 2, "max_designer_rounds": 3, "max_wall": 1800.0,
     "trials": 5, "timeout": 300.0, "no_compile_baseline": False, "no_write_back": False,
+    "offline_profile": False,
 }
 
 
@@ -143,7 +147,7 @@ def _context(s: dict[str, Any], thread_id: str) -> Any:
                                      compile_baseline=not s["no_compile_baseline"]),
         scale=s["scale"], max_iterations=s["max_iters"], max_opt_passes=s["max_opt_passes"],
         max_designer_rounds=s["max_designer_rounds"], max_wall_s=s["max_wall"],
-        write_back=not s["no_write_back"], run_id=thread_id)
+        write_back=not s["no_write_back"], offline_profile=bool(s["offline_profile"]), run_id=thread_id)
 
 
 def _check_args(args: argparse.Namespace) -> None:

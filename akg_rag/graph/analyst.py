@@ -3,7 +3,9 @@
 Deterministic rules come first and need no model: where the kernel sits against the roofline
 (arithmetic intensity from the task analysis, achieved GB/s and TFLOP/s from the verifier), how it
 compares with eager and ``torch.compile``, what the profiler's kernel list says when the verifier
-attached one (GPU), and which tunables the code exposes. With a chat model, those findings go into
+attached one (GPU), with ``offline_profile`` what the compiler made of a Triton kernel for sm_90
+(registers, spills, resident programs, vectorised loads; compiled in the sandbox, no GPU), and
+which tunables the code exposes. With a chat model, those findings go into
 its prompt and its recommendations replace the rules' (the rules remain the fallback).
 """
 
@@ -90,6 +92,50 @@ def _profile_findings(profile: Any) -> list[str]:
     return out
 
 
+def offline_findings(reports: list[dict[str, Any]], memory_bound: bool) -> list[str]:
+    """Findings from the best kernel compiled for sm_90 offline (:func:`akg_rag.lower.offline.inspect_isolated`):
+    per launch its registers, spills, resident programs and vectorised loads, and what they imply."""
+    out: list[str] = []
+    for r in reports[:4]:
+        name = r.get("kernel", "?")
+        if r.get("error"):
+            out.append(f"{name} does not compile for sm_90: {r['error'][:200]}")
+            continue
+        warps = r.get("programs_per_sm", 0) * r.get("num_warps", 0)
+        out.append(f"{name} on sm_90 (compiled offline): {r.get('registers', 0)} registers a thread, "
+                   f"{r.get('spill_bytes', 0)} bytes spilled, {r.get('programs_per_sm', 0)} program(s) a "
+                   f"multiprocessor ({r.get('occupancy_limit') or 'unknown'}, {warps} of 64 warps)"
+                   + (f", {r['waves']:g} waves" if r.get("waves") else "")
+                   + f"; {r.get('vector_loads', 0)} of {r.get('loads', 0)} global loads vectorised")
+        if r.get("spill_bytes"):
+            out.append(f"{name} spills registers: a smaller tile, fewer values a thread or more warps")
+        if r.get("occupancy_limit") in ("registers", "shared memory") and 0 < warps <= 32:
+            what = "registers a thread" if r["occupancy_limit"] == "registers" else "shared memory (pipeline stages, tile)"
+            out.append(f"{name}: only {warps} warps resident, limited by {what}: use less of it so more "
+                       "programs overlap their memory accesses")
+        if 0 < (r.get("waves") or 0) < 0.5:
+            out.append(f"{name}'s grid fills {r['waves']:.1%} of the GPU once: smaller tiles or a split "
+                       "give the idle multiprocessors work")
+        if memory_bound and r.get("loads") and not r.get("vector_loads"):
+            out.append(f"{name}: no global load is vectorised: make the last dim contiguous and its "
+                       "offsets provably 16-byte aligned (multiples of 4 f32)")
+    return out
+
+
+def _offline(state: State, code: str) -> list[str]:
+    """:func:`offline_findings` of ``code`` on the state's task; one line saying why when it fails."""
+    from pathlib import Path
+
+    from akg_rag.lower.offline import inspect_isolated
+
+    try:
+        reports = inspect_isolated(Path(state["task_path"]).read_text(encoding="utf-8"), code)
+    except Exception as e:  # noqa: BLE001 - a finding, never a failed pass
+        return [f"offline compile for sm_90 unavailable: {type(e).__name__}: {str(e)[:200]}"]
+    flops, min_bytes = state.get("analysis", {}).get("flops") or 0, state.get("analysis", {}).get("min_bytes") or 0
+    return offline_findings(reports, memory_bound=(flops / min_bytes if min_bytes else 0.0) < MEMORY_BOUND_INTENSITY)
+
+
 def _bullets(text: str) -> list[str]:
     lines = [re.sub(r"^\s*(?:[-*]|\d+[.)])\s+", "", ln).strip() for ln in text.splitlines()
              if re.match(r"^\s*(?:[-*]|\d+[.)])\s+", ln)]
@@ -105,6 +151,8 @@ def analyst(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     rules = findings(state.get("analysis", {}), {"timings": best.get("timings"),
                                                  "profile": (state.get("last_result") or {}).get("profile")},
                      code, state["dsl"])
+    if ctx.offline_profile and state["dsl"] == "triton" and state["backend"] == "cuda" and code:
+        rules[1:1] = _offline(state, code)   # after the bound line: the compiler's facts before the generic advice
     recs, source = rules, "rules"
     model = get_chat_model(ctx)
     if model is not None:

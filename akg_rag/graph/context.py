@@ -58,6 +58,10 @@ class Context:
         "Relative time improvement (0.02 = 2 %) an optimisation pass must reach to count as a gain.")})
     patience: int = field(default=1, metadata={"description": (
         "Optimisation passes in a row without gain after which optimisation stops.")})
+    offline_profile: bool = field(default=False, metadata={"description": (
+        "Triton on CUDA: the analyst also compiles the best kernel for sm_90 in the verifier's "
+        "sandbox (akg_rag.lower.offline; no GPU needed, a few seconds) and reads registers, spills, "
+        "resident programs and vectorised loads into its findings.")})
 
     # --- retrieval and prompts -----------------------------------------------------------------
     k_kernels: int = field(default=3, metadata={"description": "Kernels retrieved for the prompts."})

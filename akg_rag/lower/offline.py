@@ -213,7 +213,7 @@ def _compile(launch: _Launch, arch: int, sms: int = 0) -> LaunchReport:
         programs = 1
         for g in rep.grid:
             programs *= max(int(g), 1)
-        rep.waves = round(programs / (rep.programs_per_sm * sms), 2)
+        rep.waves = round(programs / (rep.programs_per_sm * sms), 4)
     return rep
 
 
@@ -237,6 +237,46 @@ def inspect_candidate(task: str | Path, candidate: str | Path, arch: int = 90, s
     """Every launch of one forward of ``candidate`` on ``task``'s shapes, compiled for ``sm_<arch>``
     (waves counted against ``sms`` multiprocessors, else the architecture's usual part)."""
     return [_compile(launch, arch, sms) for launch in _capture(Path(task), Path(candidate))]
+
+
+def inspect_isolated(task_source: str, candidate_source: str, arch: int = 90, sms: int = 0,
+                     timeout_s: float = 300.0) -> list[dict[str, Any]]:
+    """:func:`inspect_candidate` for untrusted code (a generated or retrieved candidate): the task
+    and the candidate are written to a fresh directory and compiled by this module's command inside
+    the verifier's sandbox (:func:`akg_rag.verify.sandbox.choose`, no GPU; the candidate's
+    ``forward`` runs there, on meta tensors). Returns the launches as :class:`LaunchReport`
+    dicts; raises RuntimeError with the command's last words when it records none."""
+    import shutil
+
+    from akg_rag.verify import env as envmod
+    from akg_rag.verify import sandbox
+
+    box = sandbox.choose(gpu=False)
+    root = Path(tempfile.mkdtemp(prefix="akg-offline-"))
+    try:
+        (root / "task.py").write_text(task_source, encoding="utf-8")
+        (root / "candidate.py").write_text(candidate_source, encoding="utf-8")
+        (root / "triton").mkdir()
+        box.grant([root])
+        env = envmod.child_env(dsl="triton", backend="cuda", extensions_dir=str(root), scale=None)
+        env.update(HOME=str(root), TRITON_CACHE_DIR=str(root / "triton"))
+        argv = [sys.executable, "-P", "-m", "akg_rag.lower.offline", str(root / "task.py"),
+                str(root / "candidate.py"), "--arch", str(arch), "--sms", str(sms), "--json"]
+        try:
+            done = subprocess.run(box.command(argv, writable=[root], cwd=root, gpu=False), cwd=root, env=env,
+                                  capture_output=True, text=True, timeout=timeout_s, **box.popen_kwargs())
+        except subprocess.TimeoutExpired:
+            raise RuntimeError(f"offline compile ran past {timeout_s:g} s") from None
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    try:
+        reports = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        reports = None
+    if not isinstance(reports, list) or not reports:
+        tail = (done.stderr or done.stdout).strip()[-600:]
+        raise RuntimeError(f"offline compile recorded no launch (exit {done.returncode}): {tail}")
+    return reports
 
 
 def _line(r: LaunchReport) -> str:
