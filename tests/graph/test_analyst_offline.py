@@ -3,7 +3,6 @@ GPU), its registers, spills, resident programs and loads turned into findings.""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
