@@ -3,7 +3,6 @@ GPU), its registers, spills, resident programs and loads turned into findings.""
 
 from __future__ import annotations
 
-
 import pytest
 
 from akg_rag.graph.analyst import _offline, offline_findings
