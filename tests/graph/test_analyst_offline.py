@@ -150,3 +150,18 @@ def test_the_analyst_node_puts_the_compilers_facts_after_the_bound_line_only_whe
     # the C++ DSL is not compiled for sm_90
     cpp = analyst(dict(state, dsl="cpp"), SimpleNamespace(context=Context(offline_profile=True)))["recommendations"]
     assert not any("compiled offline" in r for r in cpp)
+
+
+def test_the_generate_flag_reaches_the_context_and_a_resumed_run_keeps_it():
+    import argparse
+
+    from akg_rag.cli import generate
+
+    parser = argparse.ArgumentParser()
+    generate.register(parser.add_subparsers())
+    args = parser.parse_args(["generate", "task.py", "--dsl", "triton", "--backend", "cuda", "--offline-profile"])
+    assert generate._context(generate._settings(args, {}), "t1").offline_profile is True
+    plain = parser.parse_args(["generate", "task.py", "--dsl", "triton", "--backend", "cuda"])
+    assert generate._context(generate._settings(plain, {}), "t1").offline_profile is False
+    # --resume without the flag: the saved run's setting stands
+    assert generate._context(generate._settings(plain, {"offline_profile": True}), "t1").offline_profile is True
