@@ -101,9 +101,9 @@ def test_the_lowered_candidates_launches_compile_for_sm90_without_spilling(files
     assert 0 < gemm["shared_bytes"] <= 232448          # its pipeline buffers fit a block
     # resident programs from the compiled registers and shared memory; waves over the H100/H200's 132
     assert gemm["programs_per_sm"] >= 1 and gemm["occupancy_limit"] in ("registers", "shared memory", "warps")
-    assert gemm["waves"] == round(gemm["grid"][0] / (gemm["programs_per_sm"] * 132), 2)
+    assert gemm["waves"] == round(gemm["grid"][0] / (gemm["programs_per_sm"] * 132), 4)
     narrow = _offline(str(files / "task.py"), str(files / "lowered.py"), "--json", "--sms", "66")
-    assert json.loads(narrow.stdout)[1]["waves"] == pytest.approx(2 * gemm["waves"], abs=0.011)
+    assert json.loads(narrow.stdout)[1]["waves"] == pytest.approx(2 * gemm["waves"], abs=2e-4)
 
 
 @pytest.mark.parametrize("arch, warps, regs, shared, expect", [
