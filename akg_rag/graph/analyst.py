@@ -30,12 +30,18 @@ from akg_rag.graph.state import Feedback, State
 MEMORY_BOUND_INTENSITY = 10.0
 
 
+def _intensity(analysis: dict[str, Any]) -> float:
+    """FLOPs over minimum bytes of traffic from the task analysis (0.0 when unknown)."""
+    min_bytes = analysis.get("min_bytes") or 0
+    return (analysis.get("flops") or 0) / min_bytes if min_bytes else 0.0
+
+
 def findings(analysis: dict[str, Any], result: dict[str, Any] | None, code: str, dsl: str) -> list[str]:
     """Rule-based findings and recommendations for a verified kernel, most important first."""
     out: list[str] = []
     timings = (result or {}).get("timings") or {}
     flops, min_bytes = analysis.get("flops") or 0, analysis.get("min_bytes") or 0
-    intensity = flops / min_bytes if min_bytes else 0.0
+    intensity = _intensity(analysis)
     memory_bound = intensity < MEMORY_BOUND_INTENSITY
     out.append(f"{'memory' if memory_bound else 'compute'}-bound: arithmetic intensity {intensity:.2f} FLOP/B "
                f"({flops} FLOPs over {min_bytes} bytes minimum traffic)")
@@ -132,8 +138,7 @@ def _offline(state: State, code: str) -> list[str]:
         reports = inspect_isolated(Path(state["task_path"]).read_text(encoding="utf-8"), code)
     except Exception as e:  # noqa: BLE001 - a finding, never a failed pass
         return [f"offline compile for sm_90 unavailable: {type(e).__name__}: {str(e)[:200]}"]
-    flops, min_bytes = state.get("analysis", {}).get("flops") or 0, state.get("analysis", {}).get("min_bytes") or 0
-    return offline_findings(reports, memory_bound=(flops / min_bytes if min_bytes else 0.0) < MEMORY_BOUND_INTENSITY)
+    return offline_findings(reports, memory_bound=_intensity(state.get("analysis", {})) < MEMORY_BOUND_INTENSITY)
 
 
 def _bullets(text: str) -> list[str]:
