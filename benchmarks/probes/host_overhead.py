@@ -1,0 +1,120 @@
+"""Host cost of one call against its GPU time: is a short row timed on the host's Python path?
+
+For a lowered candidate (or ``--eager``, the task's own model) at the task's shapes, three figures
+a call, each a median over ``--calls`` calls after a warm-up:
+
+* ``host_us``  -- wall time to *issue* one call with the GPU kept busy (a long sleep kernel queued
+  first), so nothing waits on the device: the wrapper's checks, allocations and launchers alone;
+* ``gpu_us``   -- CUDA events around back-to-back calls, no flush: the device's time a call when
+  the queue never runs dry;
+* ``timed_us`` -- the verifier's own single-call figure (L2 flush, events around one call).
+
+When ``host_us`` approaches ``timed_us`` minus the flush's own length the row is bound by the host
+rather than the kernel, and a faster kernel would not show; a CUDA-graph replay would.
+
+    PYTHONPATH=. python benchmarks/probes/host_overhead.py TASK.py [CANDIDATE.py] [--eager] \
+        [--set K0_BLOCK=4096] [--calls 50] [--json OUT.jsonl]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+
+def _settings(pairs: list[str]) -> list[tuple[str, int]]:
+    out = []
+    for text in pairs:
+        name, sep, value = text.partition("=")
+        if not sep:
+            raise SystemExit(f"--set wants NAME=VALUE (got {text!r})")
+        out.append((name.strip(), int(value)))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("task", help="the task's .py (Model, get_inputs, get_init_inputs)")
+    ap.add_argument("candidate", nargs="?", help="a lowered candidate .py (ModelNew, module-level tunables)")
+    ap.add_argument("--eager", action="store_true", help="the task's own model instead of a candidate")
+    ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a tunable's value (repeatable)")
+    ap.add_argument("--calls", type=int, default=50, help="calls a figure (default 50)")
+    ap.add_argument("--label", default="")
+    ap.add_argument("--json", metavar="OUT", help="append one JSON line")
+    args = ap.parse_args(argv)
+    if not args.eager and not args.candidate:
+        ap.error("name a candidate or pass --eager")
+
+    import torch
+
+    from akg_rag.task import load_module, load_task
+    from akg_rag.verify import timing
+
+    if not torch.cuda.is_available():
+        print("no CUDA device", file=sys.stderr)
+        return 2
+    device = torch.device("cuda")
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    task = load_task(args.task)
+    torch.manual_seed(0)
+    init = task.get_init_inputs()
+    if args.eager:
+        model = task.model_cls(*init).to(device)
+    else:
+        cand = load_module(args.candidate, prefix="akg_host")
+        for name, value in _settings(args.set):
+            if not hasattr(cand, name):
+                raise SystemExit(f"{args.candidate} has no tunable {name}")
+            setattr(cand, name, value)
+        model = cand.ModelNew(*init).to(device)
+    n = max(args.calls, 3)
+    with torch.no_grad():
+        inputs = [x.to(device) if hasattr(x, "to") else x for x in task.get_inputs()]
+        for _ in range(3):
+            model(*inputs)
+        torch.cuda.synchronize()
+
+        # host: the device kept busy by a sleep long enough to cover every issue
+        host = []
+        for _ in range(n):
+            torch.cuda._sleep(50_000_000)  # ~25-50 ms of GPU cycles ahead of the call
+            t0 = time.perf_counter_ns()
+            model(*inputs)
+            host.append((time.perf_counter_ns() - t0) / 1e3)
+            torch.cuda.synchronize()
+
+        # gpu: back-to-back calls between two events, the queue never empty
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda._sleep(50_000_000)
+        start.record()
+        for _ in range(n):
+            model(*inputs)
+        end.record()
+        torch.cuda.synchronize()
+        gpu_us = start.elapsed_time(end) * 1e3 / n
+
+        # timed: the verifier's single-call measurement
+        timed = [timing._one_run(lambda: model(*inputs), device)[0] * 1e3 for _ in range(n)]
+
+    row = {"task": Path(args.task).stem, "candidate": "eager" if args.eager else str(args.candidate),
+           "set": dict(_settings(args.set)), "label": args.label, "device": torch.cuda.get_device_name(),
+           "calls": n, "host_us": round(statistics.median(host), 2), "gpu_us": round(gpu_us, 2),
+           "timed_us": round(statistics.median(timed), 2)}
+    print(f"{row['task']} {row['candidate'] if args.eager else Path(row['candidate']).parent.name}: "
+          f"host {row['host_us']} us to issue, gpu {row['gpu_us']} us back to back, "
+          f"timed {row['timed_us']} us (flush, one call)")
+    if args.json:
+        with open(args.json, "a") as f:
+            f.write(json.dumps(row) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
