@@ -26,16 +26,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-
-def _settings(pairs: list[str]) -> list[tuple[str, int]]:
-    out = []
-    for text in pairs:
-        name, sep, value = text.partition("=")
-        if not sep:
-            raise SystemExit(f"--set wants NAME=VALUE (got {text!r})")
-        out.append((name.strip(), int(value)))
-    return out
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # probe_model
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,30 +44,16 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
-    from akg_rag.task import load_module, load_task
     from akg_rag.verify import timing
+    from probe_model import build, settings
 
     if not torch.cuda.is_available():
         print("no CUDA device", file=sys.stderr)
         return 2
     device = torch.device("cuda")
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
-    task = load_task(args.task)
-    torch.manual_seed(0)
-    init = task.get_init_inputs()
-    if args.eager:
-        model = task.model_cls(*init).to(device)
-    else:
-        cand = load_module(args.candidate, prefix="akg_host")
-        for name, value in _settings(args.set):
-            if not hasattr(cand, name):
-                raise SystemExit(f"{args.candidate} has no tunable {name}")
-            setattr(cand, name, value)
-        model = cand.ModelNew(*init).to(device)
+    model, inputs = build(args.task, args.candidate, args.eager, args.set, "akg_host")
     n = max(args.calls, 3)
     with torch.no_grad():
-        inputs = [x.to(device) if hasattr(x, "to") else x for x in task.get_inputs()]
         for _ in range(3):
             model(*inputs)
         torch.cuda.synchronize()
@@ -104,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         timed = [timing._one_run(lambda: model(*inputs), device)[0] * 1e3 for _ in range(n)]
 
     row = {"task": Path(args.task).stem, "candidate": "eager" if args.eager else str(args.candidate),
-           "set": dict(_settings(args.set)), "label": args.label, "device": torch.cuda.get_device_name(),
+           "set": dict(settings(args.set)), "label": args.label, "device": torch.cuda.get_device_name(),
            "calls": n, "host_us": round(statistics.median(host), 2), "gpu_us": round(gpu_us, 2),
            "timed_us": round(statistics.median(timed), 2)}
     print(f"{row['task']} {row['candidate'] if args.eager else Path(row['candidate']).parent.name}: "

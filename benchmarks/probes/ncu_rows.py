@@ -28,6 +28,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # probe_model
 
 SECTIONS = ("SpeedOfLight", "Occupancy", "LaunchStats", "WarpStateStats", "SchedulerStats",
             "MemoryWorkloadAnalysis", "MemoryWorkloadAnalysis_Tables")
@@ -66,25 +67,10 @@ def _child(args: argparse.Namespace) -> int:
     """Build the model and inputs, warm up, then run one profiled call."""
     import torch
 
-    from akg_rag.task import load_module, load_task
+    from probe_model import build
 
-    device = torch.device("cuda")
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
-    task = load_task(args.task)
-    torch.manual_seed(0)
-    init = task.get_init_inputs()
-    if args.eager:
-        model = task.model_cls(*init).to(device)
-    else:
-        cand = load_module(args.candidate, prefix="akg_ncu")
-        for name, value in _settings(args.set):
-            if not hasattr(cand, name):
-                raise SystemExit(f"{args.candidate} has no tunable {name}")
-            setattr(cand, name, value)
-        model = cand.ModelNew(*init).to(device)
+    model, inputs = build(args.task, args.candidate, args.eager, args.set, "akg_ncu")
     with torch.no_grad():
-        inputs = [x.to(device) if hasattr(x, "to") else x for x in task.get_inputs()]
         for _ in range(2):
             model(*inputs)
         torch.cuda.synchronize()
@@ -93,16 +79,6 @@ def _child(args: argparse.Namespace) -> int:
         torch.cuda.synchronize()
         torch.cuda.profiler.stop()
     return 0
-
-
-def _settings(pairs: list[str]) -> list[tuple[str, int]]:
-    out = []
-    for text in pairs:
-        name, sep, value = text.partition("=")
-        if not sep:
-            raise SystemExit(f"--set wants NAME=VALUE (got {text!r})")
-        out.append((name.strip(), int(value)))
-    return out
 
 
 def _parse(text: str) -> list[dict]:
