@@ -5,9 +5,9 @@ machine without one (``akg_rag.lower.offline``), launch by launch.
     PYTHONPATH=. python benchmarks/offline_diff.py KB OLD NEW [--limit 24] [--json OUT.jsonl]
 
 Only candidates whose text differs are compiled (up to ``--limit``, a fixed sample by ``--seed``);
-per candidate it prints each launch's registers, spill bytes, PTX instructions and programs a
-multiprocessor holds at once (``32r/0s/393i/16p``), old -> new, and at the end how many launches
-changed which way. What it cannot tell: speed.
+per candidate it prints each launch's registers, spill bytes, PTX instructions, programs a
+multiprocessor holds at once and global loads in the machine code (``32r/0s/393i/16p/38L``),
+old -> new, and at the end how many launches changed which way. What it cannot tell: speed.
 """
 
 from __future__ import annotations
@@ -45,7 +45,8 @@ def compare(kb: Path, old: Path, new: Path, rel: str, arch: int) -> dict:
     for tag, root in (("old", old), ("new", new)):
         try:
             row[tag] = [{"kernel": r.kernel, "registers": r.registers, "spill_bytes": r.spill_bytes,
-                         "instructions": r.instructions, "programs_per_sm": r.programs_per_sm,
+                         "instructions": r.instructions, "sass_loads": r.sass_loads,
+                         "programs_per_sm": r.programs_per_sm,
                          "occupancy_limit": r.occupancy_limit, "error": r.error}
                         for r in inspect_candidate(task_of(kb, rel), root / rel, arch)]
         except Exception as e:  # noqa: BLE001 - reported per candidate
@@ -57,7 +58,7 @@ def summary(rows: list[dict]) -> dict:
     """Launch pairs (same position in both) by what changed."""
     out = {"launches": 0, "more_registers": 0, "fewer_registers": 0, "more_spills": 0,
            "more_instructions": 0, "fewer_instructions": 0, "more_resident": 0, "fewer_resident": 0,
-           "errors": 0, "launch_count_changed": 0}
+           "more_loads": 0, "fewer_loads": 0, "errors": 0, "launch_count_changed": 0}
     for row in rows:
         old, new = row.get("old"), row.get("new")
         if not isinstance(old, list) or not isinstance(new, list):
@@ -78,6 +79,11 @@ def summary(rows: list[dict]) -> dict:
             if resident_old and resident_new:
                 out["more_resident"] += resident_new > resident_old
                 out["fewer_resident"] += resident_new < resident_old
+            # global loads a thread issues in the machine code (0: not known on that side)
+            loads_old, loads_new = a.get("sass_loads", 0), b.get("sass_loads", 0)
+            if loads_old and loads_new:
+                out["more_loads"] += loads_new > loads_old
+                out["fewer_loads"] += loads_new < loads_old
     return out
 
 
@@ -85,7 +91,8 @@ def _cell(r: dict) -> str:
     if r["error"]:
         return "ERR"
     resident = f"/{r['programs_per_sm']}p" if r.get("programs_per_sm") else ""
-    return f"{r['registers']}r/{r['spill_bytes']}s/{r['instructions']}i{resident}"
+    loads = f"/{r['sass_loads']}L" if r.get("sass_loads") else ""
+    return f"{r['registers']}r/{r['spill_bytes']}s/{r['instructions']}i{resident}{loads}"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,7 +6,9 @@ records every kernel launch with the arguments Triton would specialise on (integ
 multiples of 16, 16-byte aligned pointers), compiles each launch for ``sm_<arch>`` exactly as the
 launch would, and reports per launch: grid, warps, stages, registers and spill bytes (``ptxas
 -v``), the loads (how many, how many vectorised, the thread layout of each tile) and the PTX
-instruction count (``benchmarks/offline_diff.py`` compares two candidate trees by these), and
+instruction count (``benchmarks/offline_diff.py`` compares two candidate trees by these), the
+machine code's instruction and load counts (``nvdisasm`` of the cubin: ptxas merges loads two
+accesses share, and splits unaligned ones, so these are the loads a thread really issues), and
 how many programs a multiprocessor holds at once with what limits them (registers, shared
 memory, warps, blocks), and the waves the grid makes of them.
 
@@ -92,6 +94,10 @@ class LaunchReport:
     programs_per_sm: int = 0        # programs one multiprocessor runs at once (:func:`residency`)
     occupancy_limit: str = ""       # what bounds them: warps, blocks, registers or shared memory
     waves: float = 0.0              # grid programs over programs_per_sm x multiprocessors (0: count unknown)
+    sass_instructions: int = 0      # machine instructions (nvdisasm of the cubin; 0 where it is not bundled)
+    sass_loads: int = 0             # global load instructions (LDG) in the machine code ...
+    sass_vector_loads: int = 0      # ... of which 8 or 16 bytes a thread
+    sass_shared: int = 0            # shared-memory loads and stores (LDS, STS, LDSM)
     error: str = ""
 
 
@@ -201,6 +207,7 @@ def _compile(launch: _Launch, arch: int, sms: int = 0) -> LaunchReport:
     layouts = dict(re.findall(r"^(#\w+) = (#ttg\.\w+<.*>)$", ttgir, re.M))
     rep.load_layouts = [layouts.get(m, m) for m in re.findall(r"tt\.load .*?: tensor<.*?, (#\w+)>", ttgir)]
     rep.registers, rep.spill_bytes = _ptxas(ptx, arch)
+    _sass(compiled.asm.get("cubin"), rep)
     rep.shared_bytes = int(getattr(compiled.metadata, "shared", 0) or 0)
     limit = SHARED_LIMIT.get(arch)
     if limit is not None and rep.shared_bytes > limit:
@@ -231,6 +238,46 @@ def _ptxas(ptx: str, arch: int) -> tuple[int, int]:
         os.unlink(f.name)
     regs = max([int(n) for n in re.findall(r"Used (\d+) registers", info)] or [0])
     return regs, sum(int(n) for n in re.findall(r"(\d+) bytes spill stores", info))
+
+
+# one SASS instruction of `nvdisasm -c`: /*0230*/  @!P0 LDG.E.128 R4, desc[UR4][R2.64] ;
+_SASS_OP = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*)((?:\.[A-Z0-9_]+)*)")
+
+
+def sass_counts(sass: str) -> dict[str, int]:
+    """Instruction counts of an ``nvdisasm -c`` listing: all, global loads (LDG), those of them 8
+    or 16 bytes a thread, and shared-memory loads and stores. Static counts: a loop's body once."""
+    out = {"instructions": 0, "loads": 0, "vector_loads": 0, "shared": 0}
+    for line in sass.splitlines():
+        m = _SASS_OP.match(line)
+        if not m:
+            continue
+        op, mods = m.group(1), m.group(2).split(".")
+        out["instructions"] += 1
+        if op == "LDG":
+            out["loads"] += 1
+            out["vector_loads"] += "64" in mods or "128" in mods
+        elif op in ("LDS", "STS", "LDSM"):
+            out["shared"] += 1
+    return out
+
+
+def _sass(cubin: bytes | None, rep: LaunchReport) -> None:
+    """Fill ``rep``'s SASS counts from the cubin, with the nvdisasm Triton bundles (if any)."""
+    import triton
+
+    nvdisasm = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "nvdisasm"
+    if not cubin or not nvdisasm.exists():
+        return
+    with tempfile.NamedTemporaryFile("wb", suffix=".cubin", delete=False) as f:
+        f.write(cubin)
+    try:
+        sass = subprocess.run([str(nvdisasm), "-c", f.name], capture_output=True, text=True, timeout=300).stdout
+    finally:
+        os.unlink(f.name)
+    counts = sass_counts(sass)
+    rep.sass_instructions, rep.sass_loads = counts["instructions"], counts["loads"]
+    rep.sass_vector_loads, rep.sass_shared = counts["vector_loads"], counts["shared"]
 
 
 def inspect_candidate(task: str | Path, candidate: str | Path, arch: int = 90, sms: int = 0) -> list[LaunchReport]:
@@ -288,6 +335,9 @@ def _line(r: LaunchReport) -> str:
             f"{r.spill_bytes} bytes spilled{flag}; {r.shared_bytes} bytes of shared memory; "
             f"{r.loads} global loads, {r.vector_loads} vectorised; {r.instructions} PTX instructions"
             + (f"; {r.mma} tensor-core instructions" if r.mma else "")
+            + (f"\n    machine code: {r.sass_instructions} instructions, {r.sass_loads} global loads "
+               f"({r.sass_vector_loads} vectorised), {r.sass_shared} shared-memory accesses"
+               if r.sass_instructions else "")
             + (f"\n    resident: {r.programs_per_sm} program(s) a multiprocessor ({r.occupancy_limit}), "
                f"{r.programs_per_sm * r.num_warps} warps" + (f"; {r.waves:g} waves" if r.waves else "")
                if r.programs_per_sm else "")

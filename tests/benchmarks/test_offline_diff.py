@@ -60,6 +60,9 @@ def test_only_changed_candidates_are_compiled_and_their_launches_compared(tmp_pa
     assert summary["launches"] == 1 and summary["errors"] == 0
     # programs a multiprocessor holds, per launch, in the line and in the tally
     assert old["programs_per_sm"] >= 1 and new["programs_per_sm"] >= 1
-    assert f"/{old['programs_per_sm']}p -> " in run.stdout
+    assert f"/{old['programs_per_sm']}p/" in run.stdout
     moved = old["programs_per_sm"] != new["programs_per_sm"]
     assert summary["more_resident"] + summary["fewer_resident"] == int(moved)
+    # machine-code loads a thread issues, per launch and tallied (twice the warps, same tile)
+    assert old["sass_loads"] > 0 and f"p/{old['sass_loads']}L -> " in run.stdout
+    assert summary["more_loads"] + summary["fewer_loads"] == int(old["sass_loads"] != new["sass_loads"])

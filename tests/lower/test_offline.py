@@ -196,4 +196,30 @@ def test_hidden_alignment_gives_every_access_one_element_a_thread(tmp_path):
     assert not known["error"] and not hidden["error"]
     assert known["vector_loads"] > 0 and all("sizePerThread = [1, 4]" in lay for lay in known["load_layouts"])
     assert hidden["vector_loads"] == 0 and all("sizePerThread = [1, 1]" in lay for lay in hidden["load_layouts"])
+    # the machine code says the same: vector LDGs only where an access is provably aligned, and
+    # no more loads than the PTX asks for (ptxas merges, never adds)
+    assert 0 < known["sass_vector_loads"] <= known["sass_loads"] <= known["loads"]
+    assert hidden["sass_vector_loads"] == 0 and 0 < hidden["sass_loads"] <= hidden["loads"]
+    assert known["sass_instructions"] > 0 and hidden["sass_instructions"] > 0
+
+
+def test_sass_counts_reads_an_nvdisasm_listing():
+    """Opcodes with predicates and modifiers; an 8- or 16-byte LDG is a vector; labels, directives
+    and comments are not instructions."""
+    from akg_rag.lower.offline import sass_counts
+
+    listing = """
+        .text.k0_kernel:
+        /*0000*/                   LDC R1, c[0x0][0x28] ;
+        /*0010*/              @!P0 LDG.E.128 R4, desc[UR4][R2.64] ;
+        /*0020*/               @P1 LDG.E R8, desc[UR4][R6.64] ;
+        /*0030*/                   LDG.E.64.CONSTANT R10, desc[UR4][R6.64+0x8] ;
+        /*0040*/                   STS.128 [R0], R4 ;
+        /*0050*/                   LDS R12, [R0+0x4] ;
+        /*0060*/                   FMNMX.NAN R4, R4, R8, !PT ;
+.L_x_0:
+        /*0070*/                   EXIT ;
+        // a comment
+    """
+    assert sass_counts(listing) == {"instructions": 8, "loads": 3, "vector_loads": 2, "shared": 2}
 
