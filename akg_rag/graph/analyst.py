@@ -112,7 +112,9 @@ def offline_findings(reports: list[dict[str, Any]], memory_bound: bool) -> list[
                    f"{r.get('spill_bytes', 0)} bytes spilled, {r.get('programs_per_sm', 0)} program(s) a "
                    f"multiprocessor ({r.get('occupancy_limit') or 'unknown'}, {warps} of 64 warps)"
                    + (f", {r['waves']:g} waves" if r.get("waves") else "")
-                   + f"; {r.get('vector_loads', 0)} of {r.get('loads', 0)} global loads vectorised")
+                   + f"; {r.get('vector_loads', 0)} of {r.get('loads', 0)} global loads vectorised"
+                   + (f" (machine code: {r['sass_loads']} loads, {r.get('sass_vector_loads', 0)} of them vectors)"
+                      if r.get("sass_loads") else ""))
         if r.get("spill_bytes"):
             out.append(f"{name} spills registers: a smaller tile, fewer values a thread or more warps")
         if r.get("occupancy_limit") in ("registers", "shared memory") and 0 < warps <= 32:
@@ -122,6 +124,11 @@ def offline_findings(reports: list[dict[str, Any]], memory_bound: bool) -> list[
         if 0 < (r.get("waves") or 0) < 0.5:
             out.append(f"{name}'s grid fills {r['waves']:.1%} of the GPU once: smaller tiles or a split "
                        "give the idle multiprocessors work")
+        sass, vec = r.get("sass_loads", 0), r.get("sass_vector_loads", 0)
+        if memory_bound and vec and sass >= 16 and 2 * vec < sass:
+            out.append(f"{name}'s machine code issues {sass} global loads a thread, {sass - vec} of them scalar: "
+                       "accesses at offsets that are not multiples of 4 elements are split into pieces; "
+                       "fewer, aligned, wider loads relieve the load/store unit")
         if memory_bound and r.get("loads") and not r.get("vector_loads"):
             out.append(f"{name}: no global load is vectorised: make the last dim contiguous and its "
                        "offsets provably 16-byte aligned (multiples of 4 f32)")

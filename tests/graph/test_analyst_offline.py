@@ -82,6 +82,22 @@ def test_spills_small_grids_scalar_loads_and_compile_errors_are_named():
     assert not any("vectorised:" in f for f in offline_findings([_report(vector_loads=0)], memory_bound=False))
 
 
+def test_machine_code_loads_are_named_and_mostly_scalar_ones_advised_on():
+    """A window kernel whose taps ptxas splits into scalar pieces (level1/41's lowered form: 38
+    loads, 12 vectors) against one that loads its span as vectors (14, all vectors)."""
+    full = {"num_warps": 4, "registers": 32, "programs_per_sm": 16, "occupancy_limit": "warps"}
+    split = offline_findings([_report(loads=44, vector_loads=12, sass_loads=38, sass_vector_loads=12, **full)],
+                             memory_bound=True)
+    assert "(machine code: 38 loads, 12 of them vectors)" in split[0]
+    assert any("issues 38 global loads a thread, 26 of them scalar" in f for f in split)
+    span = offline_findings([_report(loads=14, vector_loads=14, sass_loads=14, sass_vector_loads=12, **full)],
+                            memory_bound=True)
+    assert "(machine code: 14 loads, 12 of them vectors)" in span[0] and len(span) == 1
+    # not for compute-bound kernels, nor where the machine code was not read
+    assert len(offline_findings([_report(sass_loads=38, sass_vector_loads=12, **full)], memory_bound=False)) == 1
+    assert "machine code" not in offline_findings([_report()], memory_bound=True)[0]
+
+
 @pytest.fixture(scope="module")
 def task_file(tmp_path_factory):
     path = tmp_path_factory.mktemp("analyst_offline") / "relu_scale.py"
