@@ -15,9 +15,14 @@ both GPUs.
 A program covers ``P_SPAN - halo`` outputs (the halo, ``(K - 1) * D`` rounded up to 4 elements,
 keeps every span 16-byte aligned); ``P_GATHER=0`` runs the same tiling with one global load a tap.
 """
-import torch
+import sys
+from pathlib import Path
+
 import triton
 import triton.language as tl
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from pool1d_probe import Pool1dProbe  # noqa: E402
 
 P_SPAN = 1024
 P_NUM_WARPS = 4
@@ -50,20 +55,13 @@ def _k(x_ptr, y_ptr, L, LOUT, NB, K: tl.constexpr, DIL: tl.constexpr, PAD: tl.co
     tl.store(y_ptr + tl.cast(row, tl.int64) * LOUT + out, acc, mask=om)
 
 
-class ModelNew(torch.nn.Module):
-    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False):
-        super().__init__()
-        if stride not in (None, 1) or return_indices:
-            raise ValueError("probe covers stride 1, no indices")
-        self.k, self.d, self.p = kernel_size, dilation, padding
-
+class ModelNew(Pool1dProbe):
     def forward(self, x):
         B, C, L = x.shape
-        lout = L + 2 * self.p - self.d * (self.k - 1)
         halo = -(-(self.d * (self.k - 1)) // 4) * 4
         if halo >= P_SPAN:
             raise ValueError(f"P_SPAN {P_SPAN} leaves no outputs after a halo of {halo}")
-        y = torch.empty((B, C, lout), device=x.device, dtype=x.dtype)
+        y, lout = self.output(x)
         nb = triton.cdiv(lout, P_SPAN - halo)
         _k[(B * C * nb,)](x, y, L, lout, nb, K=self.k, DIL=self.d, PAD=self.p, SPAN=P_SPAN, HALO=halo,
                           GATHER=P_GATHER, num_warps=P_NUM_WARPS)

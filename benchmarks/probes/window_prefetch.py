@@ -17,9 +17,14 @@ compiler). ``P_SERIAL=1`` asks the other way round: each interior tap's load wai
 tap's value (an opaque zero added to its address), so a thread holds one tap at a time and a
 larger ``P_BW`` costs few registers -- more programs, or wider tiles, in flight per multiprocessor.
 """
-import torch
+import sys
+from pathlib import Path
+
 import triton
 import triton.language as tl
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from pool1d_probe import Pool1dProbe  # noqa: E402
 
 P_BW = 512
 P_NUM_WARPS = 4
@@ -80,17 +85,10 @@ def _k(x_ptr, y_ptr, L, LOUT, NB, TOTAL, K: tl.constexpr, DIL: tl.constexpr, PAD
     tl.store(y_ptr + tl.cast(row, tl.int64) * LOUT + offs, acc, mask=m)
 
 
-class ModelNew(torch.nn.Module):
-    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False):
-        super().__init__()
-        if stride not in (None, 1) or return_indices:
-            raise ValueError("probe covers stride 1, no indices")
-        self.k, self.d, self.p = kernel_size, dilation, padding
-
+class ModelNew(Pool1dProbe):
     def forward(self, x):
         B, C, L = x.shape
-        lout = L + 2 * self.p - self.d * (self.k - 1)
-        y = torch.empty((B, C, lout), device=x.device, dtype=x.dtype)
+        y, lout = self.output(x)
         nb = triton.cdiv(lout, P_BW)
         total = B * C * nb
         span = P_BW + self.d * (self.k - 1)
