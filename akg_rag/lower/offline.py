@@ -71,6 +71,8 @@ def residency(arch: int, num_warps: int, registers: int, shared_bytes: int) -> t
         bounds["shared memory"] = lim.shared // (shared_bytes + lim.reserved_shared)
     limit = min(bounds, key=bounds.get)   # on a tie the first named: a cap, not a cost
     return bounds[limit], limit
+
+
 DTYPES = {"float32": "*fp32", "float16": "*fp16", "bfloat16": "*bf16", "float64": "*fp64",
           "int64": "*i64", "int32": "*i32", "int16": "*i16", "int8": "*i8", "uint8": "*u8", "bool": "*i1"}
 
@@ -224,11 +226,16 @@ def _compile(launch: _Launch, arch: int, sms: int = 0) -> LaunchReport:
     return rep
 
 
-def _ptxas(ptx: str, arch: int) -> tuple[int, int]:
-    """(registers, spill-store bytes) from ``ptxas -v`` of the bundled ptxas."""
+def _tool(name: str) -> Path:
+    """A CUDA tool the Triton wheel bundles (ptxas, nvdisasm)."""
     import triton
 
-    ptxas = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "ptxas"
+    return Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / name
+
+
+def _ptxas(ptx: str, arch: int) -> tuple[int, int]:
+    """(registers, spill-store bytes) from ``ptxas -v`` of the bundled ptxas."""
+    ptxas = _tool("ptxas")
     with tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False) as f:
         f.write(ptx)
     try:
@@ -264,9 +271,7 @@ def sass_counts(sass: str) -> dict[str, int]:
 
 def _sass(cubin: bytes | None, rep: LaunchReport) -> None:
     """Fill ``rep``'s SASS counts from the cubin, with the nvdisasm Triton bundles (if any)."""
-    import triton
-
-    nvdisasm = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "nvdisasm"
+    nvdisasm = _tool("nvdisasm")
     if not cubin or not nvdisasm.exists():
         return
     with tempfile.NamedTemporaryFile("wb", suffix=".cubin", delete=False) as f:
