@@ -97,7 +97,7 @@ class LaunchReport:
     occupancy_limit: str = ""       # what bounds them: warps, blocks, registers or shared memory
     waves: float = 0.0              # grid programs over programs_per_sm x multiprocessors (0: count unknown)
     sass_instructions: int = 0      # machine instructions (nvdisasm of the cubin; 0 where it is not bundled)
-    sass_loads: int = 0             # global load instructions (LDG) in the machine code ...
+    sass_loads: int = 0             # global load instructions (LDG; LDGSTS, the asynchronous copies) in the machine code ...
     sass_vector_loads: int = 0      # ... of which 8 or 16 bytes a thread
     sass_shared: int = 0            # shared-memory loads and stores (LDS, STS, LDSM)
     error: str = ""
@@ -252,8 +252,9 @@ _SASS_OP = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z
 
 
 def sass_counts(sass: str) -> dict[str, int]:
-    """Instruction counts of an ``nvdisasm -c`` listing: all, global loads (LDG), those of them 8
-    or 16 bytes a thread, and shared-memory loads and stores. Static counts: a loop's body once."""
+    """Instruction counts of an ``nvdisasm -c`` listing: all, global loads (LDG, and LDGSTS: the
+    asynchronous copies of pipelined loops, global to shared), those of them 8 or 16 bytes a
+    thread, and shared-memory loads and stores. Static counts: a loop's body once."""
     out = {"instructions": 0, "loads": 0, "vector_loads": 0, "shared": 0}
     for line in sass.splitlines():
         m = _SASS_OP.match(line)
@@ -261,7 +262,7 @@ def sass_counts(sass: str) -> dict[str, int]:
             continue
         op, mods = m.group(1), m.group(2).split(".")
         out["instructions"] += 1
-        if op == "LDG":
+        if op in ("LDG", "LDGSTS"):
             out["loads"] += 1
             out["vector_loads"] += "64" in mods or "128" in mods
         elif op in ("LDS", "STS", "LDSM"):

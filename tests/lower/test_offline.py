@@ -97,6 +97,7 @@ def test_the_lowered_candidates_launches_compile_for_sm90_without_spilling(files
     assert gemm["grid"][0] == (65536 // 128) * (1024 // 128)        # the full shape's grid
     assert gemm["num_warps"] == 8 and gemm["registers"] > 0 and gemm["spill_bytes"] == 0
     assert gemm["loads"] > 0 and gemm["vector_loads"] == gemm["loads"]   # 16-byte async copies
+    assert gemm["sass_loads"] > 0 and gemm["sass_vector_loads"] == gemm["sass_loads"]   # LDGSTS.128 in the machine code
     assert gemm["mma"] > 0
     assert 0 < gemm["shared_bytes"] <= 232448          # its pipeline buffers fit a block
     # resident programs from the compiled registers and shared memory; waves over the H100/H200's 132
@@ -204,8 +205,8 @@ def test_hidden_alignment_gives_every_access_one_element_a_thread(tmp_path):
 
 
 def test_sass_counts_reads_an_nvdisasm_listing():
-    """Opcodes with predicates and modifiers; an 8- or 16-byte LDG is a vector; labels, directives
-    and comments are not instructions."""
+    """Opcodes with predicates and modifiers; an 8- or 16-byte LDG (or asynchronous LDGSTS copy) is
+    a vector load; labels, directives and comments are not instructions."""
     from akg_rag.lower.offline import sass_counts
 
     listing = """
@@ -217,9 +218,10 @@ def test_sass_counts_reads_an_nvdisasm_listing():
         /*0040*/                   STS.128 [R0], R4 ;
         /*0050*/                   LDS R12, [R0+0x4] ;
         /*0060*/                   FMNMX.NAN R4, R4, R8, !PT ;
+        /*0068*/                   LDGSTS.E.BYPASS.128 [R3], desc[UR6][R14.64] ;
 .L_x_0:
         /*0070*/                   EXIT ;
         // a comment
     """
-    assert sass_counts(listing) == {"instructions": 8, "loads": 3, "vector_loads": 2, "shared": 2}
+    assert sass_counts(listing) == {"instructions": 9, "loads": 4, "vector_loads": 3, "shared": 2}
 
