@@ -6,9 +6,15 @@ the row from DRAM.
 leave DRAM idle: 1 asks L2 for the chunk of the ticket ``P_DIST`` ahead when the program starts,
 2 when it reaches the barrier (``prefetch.global.L2``, one address a 128-byte line), so a later
 program's read is under way while this one computes or waits. 0 is the plain form."""
+import sys
+from pathlib import Path
+
 import torch
 import triton
 import triton.language as tl
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from l2_prefetch import prefetch_l2  # noqa: E402
 
 P_CHUNK = 8192
 P_NUM_WARPS = 8
@@ -18,17 +24,11 @@ P_DIST = 512
 
 
 @triton.jit
-def _prefetch_l2(ptrs):
-    return tl.inline_asm_elementwise("prefetch.global.L2 [$1];\n\tmov.u32 $0, 0;", "=r,l", [ptrs],
-                                     dtype=tl.int32, is_pure=False, pack=1)
-
-
-@triton.jit
 def _ahead(x_ptr, t, L, TOTAL, C: tl.constexpr, CHUNK: tl.constexpr, DIST: tl.constexpr):
     a = t + DIST
     if a < TOTAL:
         lines = (a % C) * CHUNK + tl.arange(0, CHUNK // 32) * 32
-        _prefetch_l2(x_ptr + tl.cast(a // C, tl.int64) * L + tl.where(lines < L, lines, 0))
+        prefetch_l2(x_ptr + tl.cast(a // C, tl.int64) * L + tl.where(lines < L, lines, 0))
 
 
 @triton.jit

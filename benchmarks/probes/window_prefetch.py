@@ -24,6 +24,7 @@ import triton
 import triton.language as tl
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from l2_prefetch import prefetch_l2  # noqa: E402
 from pool1d_probe import Pool1dProbe  # noqa: E402
 
 P_BW = 512
@@ -31,12 +32,6 @@ P_NUM_WARPS = 4
 P_PREFETCH = 1
 P_DIST = 1024
 P_SERIAL = 0
-
-
-@triton.jit
-def _prefetch_l2(ptrs):
-    return tl.inline_asm_elementwise("prefetch.global.L2 [$1];\n\tmov.u32 $0, 0;", "=r,l", [ptrs],
-                                     dtype=tl.int32, is_pure=False, pack=1)
 
 
 @triton.jit
@@ -60,7 +55,7 @@ def _k(x_ptr, y_ptr, L, LOUT, NB, TOTAL, K: tl.constexpr, DIL: tl.constexpr, PAD
             start = ablk * BW - PAD
             pm = (start + lines < L) & (start + lines >= 0)
             addr = x_ptr + tl.cast(arow, tl.int64) * L + start + tl.where(pm, lines, 0)
-            _prefetch_l2(addr)
+            prefetch_l2(addr)
     row = pid // NB
     blk = pid % NB
     offs = blk * BW + tl.arange(0, BW)
