@@ -28,6 +28,7 @@ from akg_rag.lower.triton_expr import join16
 from akg_rag.lower.triton_names import Blocks, Namer
 from akg_rag.lower.triton_host import CHECK_HELPER, K_MAJOR_HELPER, L2_GRID_HELPER, host_source
 from akg_rag.lower.triton_interior import DEFAULT_ALIGN_MODE
+from akg_rag.lower.triton_span import DEFAULT_SPAN_MODE
 from akg_rag.lower.triton_kernel import KernelWriter
 from akg_rag.lower.triton_ops import helper_sources, helpers_needing_libdevice
 from akg_rag.lower.typed import TypedSketch, analyze
@@ -87,6 +88,8 @@ def emit_triton(sketch: Sketch, name: str) -> KernelSource:
     if any(kw.versioned for _, kw in kernels):   # interior versions (akg_rag.lower.triton_interior)
         tunables["INTERIOR_MODE"] = f"{prefix}_INTERIOR_MODE"
         tunables["ALIGN_MODE"] = f"{prefix}_ALIGN_MODE"
+    if any(kw.span_used for _, kw in kernels):   # span forms of tap loops (akg_rag.lower.triton_span)
+        tunables["SPAN_MODE"] = f"{prefix}_SPAN_MODE"
     host = host_source(typed, name, kernels, blocks, tunables)
     values = {**{tunables[p]: v for p, v in typed.tunables.items()},
               tunables["NUM_WARPS"]: default_warps(typed, any(kw.dot_gathers for _, kw in kernels)),
@@ -100,6 +103,8 @@ def emit_triton(sketch: Sketch, name: str) -> KernelSource:
     if "INTERIOR_MODE" in tunables:
         values[tunables["INTERIOR_MODE"]] = DEFAULT_INTERIOR_MODE
         values[tunables["ALIGN_MODE"]] = DEFAULT_ALIGN_MODE
+    if "SPAN_MODE" in tunables:
+        values[tunables["SPAN_MODE"]] = DEFAULT_SPAN_MODE
     code = _module(typed, name, values, helpers, sources, host, k_major="DOT_MODE" in tunables,
                    l2_grid="GRID_MODE" in tunables, resident=any(kw.barriers for _, kw in kernels))
     return KernelSource(code=code, entry=name, tunables=values, tensors=[t.name for t in typed.arguments])

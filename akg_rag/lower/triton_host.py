@@ -225,6 +225,10 @@ def host_source(typed: TypedSketch, name: str, kernels: list[tuple[str, KernelWr
         lines.append(f'{INDENT * 2}raise ValueError(f"{tunables["ALIGN_MODE"]} must be 1 (alignment known: vector '
                      f'accesses where provable) or 2 (alignment hidden: one element a thread), got '
                      f'{{{tunables["ALIGN_MODE"]}!r}}")')
+    if "SPAN_MODE" in tunables:
+        lines.append(f"{INDENT}if {tunables['SPAN_MODE']} not in (1, 2):")
+        lines.append(f'{INDENT * 2}raise ValueError(f"{tunables["SPAN_MODE"]} must be 1 (taps load as usual) or 2 '
+                     f'(taps from each lane group\'s span in registers), got {{{tunables["SPAN_MODE"]}!r}}")')
     if "CACHE_MODE" in tunables:
         lines.append(f"{INDENT}if {tunables['CACHE_MODE']} not in (1, 2):")
         lines.append(f'{INDENT * 2}raise ValueError(f"{tunables["CACHE_MODE"]} must be 1 (no cache hints) or 2 '
@@ -309,6 +313,8 @@ def _launch(kernel: str, kw: KernelWriter, hx: _HostExpr, blocks: Blocks, tunabl
     if kw.versioned:
         kwargs += ["lane_off=0", f"INTERIOR=int({tunables['INTERIOR_MODE']} == 2)",
                    f"HIDE_ALIGN=int({tunables['ALIGN_MODE']} == 2)"]
+    if kw.span_used:
+        kwargs.append(f"SPAN={tunables['NUM_WARPS']} if {tunables['SPAN_MODE']} == 2 else 0")
     kwargs += ["USE_INT64=use_int64", f"num_warps={tunables['NUM_WARPS']}",
                f"num_stages={tunables['NUM_STAGES']}"]
     lines.append(f"{INDENT * 2}{kernel}[({launched},)](")

@@ -51,6 +51,8 @@ class InteriorMixin:
         # a `vectorize` loop: an interior version, unless it sits inside one already
         if versioned(s) and not self.proven and self.versions([s], lambda: self.plain_loop(s)):
             return
+        if self.proven and self.span_loop(s):   # inside an interior version (akg_rag.lower.triton_span)
+            return
         self.plain_loop(s)
 
     def program(self, body: list[Stmt], grid: list) -> None:

@@ -21,19 +21,21 @@ from akg_rag.lower.triton_barrier import barriers, emit_barrier
 from akg_rag.lower.sizes import Size, size_of
 from akg_rag.lower.triton_expr import ExprWriter
 from akg_rag.lower.triton_interior import InteriorMixin
+from akg_rag.lower.triton_signature import SignatureMixin
+from akg_rag.lower.triton_span import SpanMixin
 from akg_rag.lower.triton_names import ADD, ATOM, CMP, COMPUTE_TL, MUL, Blocks, Em, Namer, lit
 from akg_rag.lower.typed import GridAxis, Launch, TypedSketch
 from akg_rag.sketch.nodes import (
     Access, Alloc, Assign, Barrier, BinOp, Call, Expr, For, Load, Name, Neg, Num, Slice, Stmt, Store,
 )
-from akg_rag.sketch.printer import print_expr, print_stmt
+from akg_rag.sketch.printer import print_stmt
 
 INDENT = "    "
 MAX_LINE = 100           # characters; longer load/store lines put one argument per line
 STATIC_UNROLL_MAX = 64   # iterations; longer `unroll` loops stay tl.range loops
 
 
-class KernelWriter(InteriorMixin, ExprWriter):
+class KernelWriter(SignatureMixin, SpanMixin, InteriorMixin, ExprWriter):
     """Writes the kernel of one launch; ``source()`` returns its text."""
 
     def __init__(self, typed: TypedSketch, launch: Launch, blocks: Blocks, namer: Namer,
@@ -64,6 +66,7 @@ class KernelWriter(InteriorMixin, ExprWriter):
         self.reuse = Reuse() if self.barriers else reuse(launch.body)
         self.reread = self.reuse.reread
         self.init_interior(launch.body)   # interior versions of `vectorize` loops and programs
+        self.init_span()                  # their unrolled tap loops' span form (akg_rag.lower.triton_span)
 
     # ---- names ---------------------------------------------------------------------------------
     def dot_switch(self, a: Expr, b: Expr) -> str:
@@ -265,13 +268,11 @@ class KernelWriter(InteriorMixin, ExprWriter):
         d = self.t.definition(s)
         assert d.value is not None
         self.emit(f"# {print_stmt(s)}")
-        args, suffix = self.load_call(s.src, d.value.shape, s.other)
-        if id(s) in self.reuse.evict:
-            args.append(f'eviction_policy="{self.reuse.evict[id(s)]}" if CACHE_HINTS else ""')
-        elif self.after_barrier and s.src.tensor in self.launch.writes:  # written by the group: not from L1
-            args.append('cache_modifier=".cg"')
         dst = self.var(s.dst)
-        self.emit_call(dst, "tl.load", args, suffix)
+        if id(s) in self.span_taps:   # the tap from the registers of its span (akg_rag.lower.triton_span)
+            self.emit(f"{dst} = {self.span_tap(self.span_taps[id(s)], self.loops[-1][0])}")
+        else:
+            self.emit_load(s, dst)
         em = Em(dst)
         if d.value.dtype != d.target.dtype:
             em = self.convert(em, d.value, d.target.dtype)
@@ -290,6 +291,14 @@ class KernelWriter(InteriorMixin, ExprWriter):
             # a plain slice load, or one gathered axis (a convolution's pixel rows: no tensor dim)
             # ahead of plain slices
             self.tile_dims[s.dst] = (s.src.tensor, (None,) * lead + tuple(dims))
+
+    def emit_load(self, s: Load, dst: str) -> None:
+        args, suffix = self.load_call(s.src, self.t.definition(s).value.shape, s.other)
+        if id(s) in self.reuse.evict:
+            args.append(f'eviction_policy="{self.reuse.evict[id(s)]}" if CACHE_HINTS else ""')
+        elif self.after_barrier and s.src.tensor in self.launch.writes:  # written by the group: not from L1
+            args.append('cache_modifier=".cg"')
+        self.emit_call(dst, "tl.load", args, suffix)
 
     def store(self, s: Store) -> None:
         v = self.t.type_of(s)
@@ -362,59 +371,6 @@ class KernelWriter(InteriorMixin, ExprWriter):
         self.hide_alignment()
         self.prologue()
         return "\n".join(self.header() + self.lines + [""] + body) + "\n"
-
-    def signature(self) -> list[tuple[str, str]]:
-        """Kernel parameters with their comments, in call order."""
-        out: list[tuple[str, str]] = []
-        tensors = self.tensors()
-        for name in tensors:
-            d = self.t.tensor(name)
-            dims = ", ".join(s.text for s in self.t.shapes[name])
-            out.append((self.ptr(name), f"*{d.dtype}: {name}[{dims}] ({d.direction})"))
-        for name in tensors:
-            for k in range(len(self.t.shapes[name])):
-                out.append((self.stride(name, k), f"elements between {name}[..., i, ...] and the next "
-                            f"along dim {k}"))
-        for sym in self.launch.symbols:
-            t, d = self.t.bindings[sym]
-            out.append((self.var(sym), f"size: {t}.shape[{d}]"))
-        if self.barriers:
-            out.append((self.ticket, "*i32: the next grid point to run, zeroed by the host"))
-        if self.reread:
-            out.append(("PROGRAMS", "grid points; each program runs every num_programs-th one (host: GRID_MODE)"))
-        for tun in self.launch.tunables:
-            out.append((f"{self.var(tun)}: tl.constexpr", f"tunable (default {self.t.tunables[tun]})"))
-        for key, s in self.sizes.items():
-            if self.blocks.const_block(s) is None:
-                out.append((f"{self.blocks.name(s)}: tl.constexpr",
-                            f"power-of-two tile extent >= {s.text}"))
-        if self.dot_x3:
-            out.append(("DOT_X3: tl.constexpr", "f32 dots: 0 IEEE products, 1 three TF32 products of split operands (host: DOT_MODE)"))
-        if self.reread:
-            out.append(("CACHE_HINTS: tl.constexpr", "L2 hints on re-read rows and streamed stores (host: CACHE_MODE)"))
-        if self.versioned:
-            out += self.interior_params()
-        out.append(("USE_INT64: tl.constexpr", "int64 index arithmetic (a tensor spans >= 2**31 elements)"))
-        return out
-
-    def tensors(self) -> list[str]:
-        order = [d.name for d in self.t.sketch.tensors]
-        return [n for n in order if n in self.launch.tensors]
-
-    def header(self) -> list[str]:
-        grid = " x ".join(f"{ax.var} in range({', '.join(print_expr(x) for x in (ax.start, ax.stop, ax.step))})"
-                          for ax in self.launch.grid)
-        reads, writes = ", ".join(self.launch.reads) or "nothing", ", ".join(self.launch.writes) or "nothing"
-        lines = [self.jit_line(), f"def {self.kernel}("]
-        for arg, comment in self.signature():
-            lines.append(f"{INDENT}{arg},  # {comment}")
-        lines.append("):")
-        lines.append(f'{INDENT}"""Launch {self.launch.index} of sketch `{self.t.sketch.name}`: one program per '
-                     f"grid point of {grid}.")
-        lines.append("")
-        lines.append(f"{INDENT}Reads {reads}; writes {writes}.")
-        lines.append(f'{INDENT}"""')
-        return lines
 
     def prologue(self) -> None:
         syms = [self.var(s) for s in self.launch.symbols]

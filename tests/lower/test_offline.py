@@ -225,3 +225,27 @@ def test_sass_counts_reads_an_nvdisasm_listing():
     """
     assert sass_counts(listing) == {"instructions": 9, "loads": 4, "vector_loads": 3, "shared": 2}
 
+
+
+def test_the_span_form_adds_aligned_vector_loads_and_no_shared_memory(tmp_path):
+    """The same pool with SPAN_MODE 2: its tap loop gains a span form (akg_rag.lower.triton_span)
+    whose loads are whole 16-byte vectors -- each group of four lanes reads its 25-element span as
+    seven -- and whose taps come from registers: the machine code gains vector loads and not one
+    shared-memory access (a tap rebuilt through shared memory would add them)."""
+    (tmp_path / "task.py").write_text(POOL_TASK)
+    code, _ = lower_task(tmp_path / "task.py", "triton", "cuda")
+    assert "K0_SPAN_MODE = 1" in code
+    (tmp_path / "plain.py").write_text(code)
+    (tmp_path / "span.py").write_text(code.replace("K0_SPAN_MODE = 1", "K0_SPAN_MODE = 2"))
+    out = {}
+    for name in ("plain", "span"):
+        run = _offline(str(tmp_path / "task.py"), str(tmp_path / f"{name}.py"), "--json")
+        if run.returncode != 0 and "backends" in run.stderr:
+            pytest.skip(f"this Triton cannot compile for NVIDIA offline: {run.stderr[-300:]}")
+        assert run.returncode == 0, run.stderr
+        (out[name],) = json.loads(run.stdout)
+    plain, span = out["plain"], out["span"]
+    assert not plain["error"] and not span["error"] and span["spill_bytes"] == 0
+    assert span["sass_vector_loads"] >= plain["sass_vector_loads"] + 5
+    assert span["sass_shared"] == plain["sass_shared"]
+    assert any("sizePerThread = [1, 1, 4]" in lay for lay in span["load_layouts"])
