@@ -176,24 +176,28 @@ def get_init_inputs():
 """
 
 
+def _pool_switch(tmp_path, switch: str) -> tuple[dict, dict]:
+    """The offline reports of the lowered 1-D pool with ``switch`` at 1 (its default) and at 2."""
+    (tmp_path / "task.py").write_text(POOL_TASK)
+    code, _ = lower_task(tmp_path / "task.py", "triton", "cuda")
+    assert f"{switch} = 1" in code
+    out = []
+    for mode in (1, 2):
+        (tmp_path / f"mode{mode}.py").write_text(code.replace(f"{switch} = 1", f"{switch} = {mode}"))
+        run = _offline(str(tmp_path / "task.py"), str(tmp_path / f"mode{mode}.py"), "--json")
+        if run.returncode != 0 and "backends" in run.stderr:
+            pytest.skip(f"this Triton cannot compile for NVIDIA offline: {run.stderr[-300:]}")
+        assert run.returncode == 0, run.stderr
+        out += json.loads(run.stdout)
+    return out[0], out[1]
+
+
 def test_hidden_alignment_gives_every_access_one_element_a_thread(tmp_path):
     """A 1-D max pool with dilation 3: two of its eight taps sit at 16-byte aligned offsets. With
     ALIGN_MODE 1 they (and the store) load vectors and every access, the six unaligned taps too,
     takes four elements a thread; with 2 (pointers moved by an unspecialised 0) no access is
     vectorised and each takes one element a thread -- a warp's load over 32 consecutive elements."""
-    (tmp_path / "task.py").write_text(POOL_TASK)
-    code, _ = lower_task(tmp_path / "task.py", "triton", "cuda")
-    assert "K0_ALIGN_MODE = 1" in code
-    (tmp_path / "known.py").write_text(code)
-    (tmp_path / "hidden.py").write_text(code.replace("K0_ALIGN_MODE = 1", "K0_ALIGN_MODE = 2"))
-    out = {}
-    for name in ("known", "hidden"):
-        run = _offline(str(tmp_path / "task.py"), str(tmp_path / f"{name}.py"), "--json")
-        if run.returncode != 0 and "backends" in run.stderr:
-            pytest.skip(f"this Triton cannot compile for NVIDIA offline: {run.stderr[-300:]}")
-        assert run.returncode == 0, run.stderr
-        (out[name],) = json.loads(run.stdout)
-    known, hidden = out["known"], out["hidden"]
+    known, hidden = _pool_switch(tmp_path, "K0_ALIGN_MODE")
     assert not known["error"] and not hidden["error"]
     assert known["vector_loads"] > 0 and all("sizePerThread = [1, 4]" in lay for lay in known["load_layouts"])
     assert hidden["vector_loads"] == 0 and all("sizePerThread = [1, 1]" in lay for lay in hidden["load_layouts"])
@@ -232,19 +236,7 @@ def test_the_span_form_adds_aligned_vector_loads_and_no_shared_memory(tmp_path):
     whose loads are whole 16-byte vectors -- each group of four lanes reads its 25-element span as
     seven -- and whose taps come from registers: the machine code gains vector loads and not one
     shared-memory access (a tap rebuilt through shared memory would add them)."""
-    (tmp_path / "task.py").write_text(POOL_TASK)
-    code, _ = lower_task(tmp_path / "task.py", "triton", "cuda")
-    assert "K0_SPAN_MODE = 1" in code
-    (tmp_path / "plain.py").write_text(code)
-    (tmp_path / "span.py").write_text(code.replace("K0_SPAN_MODE = 1", "K0_SPAN_MODE = 2"))
-    out = {}
-    for name in ("plain", "span"):
-        run = _offline(str(tmp_path / "task.py"), str(tmp_path / f"{name}.py"), "--json")
-        if run.returncode != 0 and "backends" in run.stderr:
-            pytest.skip(f"this Triton cannot compile for NVIDIA offline: {run.stderr[-300:]}")
-        assert run.returncode == 0, run.stderr
-        (out[name],) = json.loads(run.stdout)
-    plain, span = out["plain"], out["span"]
+    plain, span = _pool_switch(tmp_path, "K0_SPAN_MODE")
     assert not plain["error"] and not span["error"] and span["spill_bytes"] == 0
     assert span["sass_vector_loads"] >= plain["sass_vector_loads"] + 5
     assert span["sass_shared"] == plain["sass_shared"]
