@@ -145,7 +145,18 @@ def _offline(state: State, code: str) -> list[str]:
         reports = inspect_isolated(Path(state["task_path"]).read_text(encoding="utf-8"), code)
     except Exception as e:  # noqa: BLE001 - a finding, never a failed pass
         return [f"offline compile for sm_90 unavailable: {type(e).__name__}: {str(e)[:200]}"]
-    return offline_findings(reports, memory_bound=_intensity(state.get("analysis", {})) < MEMORY_BOUND_INTENSITY)
+    out = offline_findings(reports, memory_bound=_intensity(state.get("analysis", {})) < MEMORY_BOUND_INTENSITY)
+    return out + span_switches(code, out)
+
+
+def span_switches(code: str, findings: list[str]) -> list[str]:
+    """Where the findings say taps are split into scalar pieces and ``code`` (a lowered candidate)
+    has span forms it does not run (``{NAME}_SPAN_MODE = 1``), the switch that runs them."""
+    if not any("of them scalar" in f for f in findings):
+        return []
+    names = re.findall(r"^(\w+_SPAN_MODE) = 1\b", code, flags=re.M)
+    return [f"{n} = 2: its unrolled tap loops load each group of four lanes' span once as aligned vectors "
+            "and form the taps in registers (akg_rag.lower.triton_span)" for n in names]
 
 
 def _bullets(text: str) -> list[str]:

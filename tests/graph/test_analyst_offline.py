@@ -98,6 +98,22 @@ def test_machine_code_loads_are_named_and_mostly_scalar_ones_advised_on():
     assert "machine code" not in offline_findings([_report()], memory_bound=True)[0]
 
 
+def test_a_lowered_window_with_scalar_taps_is_pointed_at_its_span_switch():
+    """A lowered candidate whose tap loops have a span form it does not run (SPAN_MODE 1) and
+    whose machine code splits taps: the analyst names the switch; not when the taps are not split,
+    nor when the switch is already on."""
+    from akg_rag.graph.analyst import span_switches
+
+    full = {"num_warps": 4, "registers": 32, "programs_per_sm": 16, "occupancy_limit": "warps"}
+    split = offline_findings([_report(loads=44, vector_loads=12, sass_loads=38, sass_vector_loads=12, **full)],
+                             memory_bound=True)
+    code = "K0_BW = 512\nK0_SPAN_MODE = 1\nK1_BLOCK = 64\n"
+    (advice,) = span_switches(code, split)
+    assert advice.startswith("K0_SPAN_MODE = 2:")
+    assert span_switches(code.replace("SPAN_MODE = 1", "SPAN_MODE = 2"), split) == []
+    assert span_switches(code, split[:1]) == []
+
+
 @pytest.fixture(scope="module")
 def task_file(tmp_path_factory):
     path = tmp_path_factory.mktemp("analyst_offline") / "relu_scale.py"
