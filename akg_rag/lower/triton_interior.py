@@ -78,6 +78,9 @@ class InteriorMixin:
         flag = self.namer.fresh("interior")
         self.emit(f"{flag} = {test}  # every index below inside its tensor: no bounds masks")
         self.emit(f"{flag} = {flag} & (INTERIOR == 1)  # host: INTERIOR_MODE")
+        for static, span in self.span_guards(stmts):   # akg_rag.lower.triton_span
+            self.emit(f"if {static}:  # the span form below reads up to 3 elements past its taps")
+            self.emit(f"    {flag} = {flag} & {span}")
         self.emit(f"if {flag}:")
         self.depth += 1
         emit()

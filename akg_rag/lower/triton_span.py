@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 from akg_rag.lower.cpp_shapes import expr_names
 from akg_rag.lower.sizes import Size, size_of
 from akg_rag.lower.triton_names import ADD, ATOM, MUL
-from akg_rag.sketch.nodes import Assign, BinOp, Call, Expr, For, Load, Name, Neg, Num, Slice
+from akg_rag.sketch.nodes import Assign, BinOp, Call, Expr, For, Load, Name, Neg, Num, Slice, Stmt
 
 if TYPE_CHECKING:
     from akg_rag.lower.triton_kernel import KernelWriter
@@ -84,42 +84,63 @@ class SpanMixin:
     def init_span(self) -> None:
         self.span_used = False                  # the kernel reads SPAN (host: SPAN_MODE)
         self.span_taps: dict[int, Span] = {}    # id(load) -> its span while the span loop is written
+        self.span_checked: set[int] = set()     # id(loop) whose span test the interior test holds
 
     def span_loop(self: KernelWriter, s: For) -> bool:
-        """Write ``s`` in span form under its compile-time and run-time tests, and the plain loop
-        otherwise; False, with nothing written, where no load of ``s`` qualifies."""
+        """Write ``s`` in span form under its compile-time test (and a run-time one, unless the
+        interior test already holds it), and the plain loop otherwise; False, with nothing
+        written, where no load of ``s`` qualifies."""
         plan = _plan(self, s)
         if not plan:
             return False
         self.span_used = True
-        static = ["(SPAN > 0)"]
-        for sp in plan:   # four lanes a thread at least, so each thread splits whole groups
-            blocks = " * ".join(self.blocks.name(x) for x in self.t.definition(sp.load).value.shape)
-            static.append(f"({blocks} >= 128 * SPAN)")
-            if self.blocks.const_block(sp.lane) is None:
-                ext = self.size(sp.lane).text
-                static += [f"({self.blocks.name(sp.lane)} == {ext})", f"({ext} % 4 == 0)"]
-        self.emit(f"if {' & '.join(dict.fromkeys(static))}:  # taps from each lane group's span (host: SPAN_MODE)")
+        self.emit(f"if {_static(self, plan)}:  # taps from each lane group's span (host: SPAN_MODE)")
         self.depth += 1
         _hoist(self, s, plan)
-        tests = [_span_start(self, sp, i) for i, sp in enumerate(plan)]
-        flag = self.namer.fresh("span_ok")
-        self.emit(f"{flag} = {' & '.join(tests)}  # every span inside its tensor")
-        self.emit(f"if {flag}:")
-        self.depth += 1
+        checked = id(s) in self.span_checked
+        for i, sp in enumerate(plan):
+            start, _ = _bounds(self, sp)
+            self.emit(f"{self.namer.fresh(f'span{i}_a')} = {start}  # first element of {sp.load.dst}'s span "
+                      "(a multiple of 4 where the tile's start is)")
+        if not checked:
+            flag = self.namer.fresh("span_ok")
+            tests = [_bounds(self, sp, self.namer.fresh(f"span{i}_a"))[1] for i, sp in enumerate(plan)]
+            self.emit(f"{flag} = {' & '.join(tests)}  # every span inside its tensor")
+            self.emit(f"if {flag}:")
+            self.depth += 1
         for i, sp in enumerate(plan):
             _span_loads(self, sp, i)
         self.span_taps = {id(sp.load): sp for sp in plan}
         self.plain_loop(s)
         self.span_taps = {}
-        for branch in (2, 1):
+        if not checked:
             self.depth -= 1
             self.emit("else:")
             self.depth += 1
             self.plain_loop(s)
-            self.depth -= branch - 1
+            self.depth -= 1
+        self.depth -= 1
+        self.emit("else:")
+        self.depth += 1
+        self.plain_loop(s)
         self.depth -= 1
         return True
+
+    def span_guards(self: KernelWriter, stmts: list[Stmt]) -> list[tuple[str, str]]:
+        """For the interior test of ``stmts`` (``self.proven`` already its proof): the (compile-time
+        test, run-time span test) of each span-form loop in them whose span starts at the same
+        element for the whole region -- one test a program instead of a branch around each loop
+        (a branch per unrolled outer tap keeps ptxas from issuing the rows' loads together).
+        Those loops are then written without a run-time test of their own."""
+        inner = {n for n, _ in _assigned(stmts)}
+        out = []
+        for s in _loops(stmts):
+            plan = _plan(self, s)
+            rest = {n for sp in plan for _, e in sp.lin.rest for n in expr_names(e)}
+            if plan and not rest & inner:
+                self.span_checked.add(id(s))
+                out.append((_static(self, plan), " & ".join(_bounds(self, sp)[1] for sp in plan)))
+        return out
 
     def span_tap(self: KernelWriter, sp: Span, var: str) -> str:
         """The tap tile at loop variable ``var`` (a constexpr in the unrolled loop), from the span."""
@@ -288,16 +309,46 @@ def _quarter(w: KernelWriter, sp: Span) -> str:
     return str(c // 4) if c is not None else f"{w.blocks.name(sp.lane)} // 4"
 
 
-def _span_start(w: KernelWriter, sp: Span, i: int) -> str:
-    """Emit the first element of one load's span; return the test that the span lies inside."""
-    base = w.namer.fresh(f"span{i}_a")
+def _static(w: KernelWriter, plan: list[Span]) -> str:
+    """The compile-time test of a span form: SPAN on, four lanes a thread at least (so each thread
+    splits whole groups), the tile's last extent unpadded and a multiple of four."""
+    static = ["(SPAN > 0)"]
+    for sp in plan:
+        blocks = " * ".join(w.blocks.name(x) for x in w.t.definition(sp.load).value.shape)
+        static.append(f"({blocks} >= 128 * SPAN)")
+        if w.blocks.const_block(sp.lane) is None:
+            ext = w.size(sp.lane).text
+            static += [f"({w.blocks.name(sp.lane)} == {ext})", f"({ext} % 4 == 0)"]
+    return " & ".join(dict.fromkeys(static))
+
+
+def _bounds(w: KernelWriter, sp: Span, base: str | None = None) -> tuple[str, str]:
+    """The first element of one load's span (kernel text) and the test that the span lies inside
+    its row (of ``base`` when given, a variable holding that first element)."""
     parts = [w.expr(e).at(MUL) if c == 1 else f"{c} * {w.expr(e).at(MUL)}" for c, e in sp.lin.rest]
     start = sp.lo - sp.lo % 4
     text = " + ".join(parts or ["0"]) + (f" + {start}" if start > 0 else f" - {-start}" if start else "")
-    w.emit(f"{base} = {text}  # first element of {sp.load.dst}'s span (a multiple of 4 where the tile's start is)")
-    end = f"{base} + {4 * sp.lin.lane} * ({_quarter(w, sp)} - 1) + {4 * sp.groups - 1}"
+    at = base or f"({text})"
+    end = f"{at} + {4 * sp.lin.lane} * ({_quarter(w, sp)} - 1) + {4 * sp.groups - 1}"
     dims = w.t.shapes[sp.load.src.tensor]
-    return f"({base} >= 0) & ({end} < {w.size(dims[-1]).at(ADD + 1)})"
+    return text, f"({at} >= 0) & ({end} < {w.size(dims[-1]).at(ADD + 1)})"
+
+
+def _assigned(stmts: list[Stmt]):
+    """(name, statement) of every local assigned or loop variable bound in ``stmts``, nested too."""
+    for s in stmts:
+        if isinstance(s, For):
+            yield s.var, s
+            yield from _assigned(s.body)
+        elif isinstance(s, (Assign, Load)):
+            yield (s.target if isinstance(s, Assign) else s.dst), s
+
+
+def _loops(stmts: list[Stmt]):
+    for s in stmts:
+        if isinstance(s, For):
+            yield s
+            yield from _loops(s.body)
 
 
 def _span_loads(w: KernelWriter, sp: Span, i: int) -> None:

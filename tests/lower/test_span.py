@@ -123,11 +123,27 @@ def test_depthwise_rows_hoist_the_row_index_and_keep_the_weight_load(build, devi
     w = torch.randn(3, 3, 3, device=device)
     ref = F.conv2d(x, w[:, None], padding=1, groups=3)
     fn, module, src = build(DEPTHWISE)
-    inside = src.code[src.code.index("if span_ok:"):]
-    taps = inside[inside.index("for k1 in tl.static_range(3)"):inside.index("else:")]
+    # the span's bounds are part of the program's interior test: no run-time branch per row
+    assert "span_ok" not in src.code and "reads up to 3 elements past its taps" in src.code
+    form = src.code[src.code.index("# taps from each lane group's span"):]
+    taps = form[form.index("for k1 in tl.static_range(3)"):form.index("else:")]
     assert "tl.load(w_ptr" in taps and "tl.load(x_ptr" not in taps and "xv = tl.reshape(tl.join(" in taps
     assert "p0[:, :, None]" in src.code
     _run_modes(fn, module, (x, w), torch.empty_like(ref), ref)
+
+
+def test_a_span_that_moves_with_an_outer_tap_keeps_its_own_test(build, device):
+    """Taps at ``k * 2 + k0`` for an outer unrolled ``k0``: the span's first element changes with
+    ``k0`` inside the versioned region, so its bounds cannot join the interior test; the loop
+    keeps a run-time test of its own, and both modes give the reference."""
+    text = _pool(3, 1, 2).replace("for k0 in range(1):", "for k0 in range(2):").replace(
+        "p = ow * 1 - 1 + k * 2", "p = ow * 1 - 1 + k * 2 + k0")
+    x = torch.randn(3, 1501, device=device)
+    xp = F.pad(x, (1, 8), value=float("-inf"))
+    ref = torch.stack([xp[:, k * 2 + k0:k * 2 + k0 + 1501] for k in range(3) for k0 in range(2)]).amax(0)
+    fn, module, src = build(text)
+    assert "span_ok" in src.code
+    _run_modes(fn, module, (x,), torch.empty_like(ref), ref)
 
 
 def test_loops_whose_indices_do_not_fit_keep_their_loads(build):
