@@ -49,7 +49,7 @@ class InteriorMixin:
 
     def loop(self, s: For) -> None:
         # a `vectorize` loop: an interior version, unless it sits inside one already
-        if versioned(s) and not self.proven and self.versions([s], lambda: self.plain_loop(s)):
+        if versioned(s) and not self.proven and self.versions([s], lambda: self.plain_loop(s), whole=False):
             return
         if self.proven and self.span_loop(s):   # inside an interior version (akg_rag.lower.triton_span)
             return
@@ -66,10 +66,11 @@ class InteriorMixin:
         else:
             self.block(body)
 
-    def versions(self, stmts: list[Stmt], emit) -> bool:
+    def versions(self, stmts: list[Stmt], emit, whole: bool = True) -> bool:
         """``emit()`` (which writes ``stmts``) twice: under the interior test of ``stmts`` without
         the bounds masks it proves, else as usual. False, with nothing written, when no tile
-        index of ``stmts`` can be bounded."""
+        index of ``stmts`` can be bounded. ``whole``: ``emit`` writes ``stmts`` through ``block``
+        (False: the one loop of ``stmts`` is written plain, so it has no span form itself)."""
         guard = interior(self, stmts)
         if guard is None:
             return False
@@ -78,7 +79,7 @@ class InteriorMixin:
         flag = self.namer.fresh("interior")
         self.emit(f"{flag} = {test}  # every index below inside its tensor: no bounds masks")
         self.emit(f"{flag} = {flag} & (INTERIOR == 1)  # host: INTERIOR_MODE")
-        for static, span in self.span_guards(stmts):   # akg_rag.lower.triton_span
+        for static, span in self.span_guards(stmts, whole):   # akg_rag.lower.triton_span
             self.emit(f"if {static}:  # the span form below reads up to 3 elements past its taps")
             self.emit(f"    {flag} = {flag} & {span}")
         self.emit(f"if {flag}:")

@@ -131,15 +131,16 @@ class SpanMixin:
         self.depth -= 1
         return True
 
-    def span_guards(self: KernelWriter, stmts: list[Stmt]) -> list[tuple[str, str]]:
+    def span_guards(self: KernelWriter, stmts: list[Stmt], whole: bool = True) -> list[tuple[str, str]]:
         """For the interior test of ``stmts`` (``self.proven`` already its proof): the (compile-time
         test, run-time span test) of each span-form loop in them whose span starts at the same
         element for the whole region -- one test a program instead of a branch around each loop
         (a branch per unrolled outer tap keeps ptxas from issuing the rows' loads together).
-        Those loops are then written without a run-time test of their own."""
+        Those loops are then written without a run-time test of their own. ``whole`` False: the
+        one loop of ``stmts`` is written plain (the versioned loop itself), so only loops inside it."""
         inner = {n for n, _ in _assigned(stmts)}
         out = []
-        for s in _loops(stmts):
+        for s in _loops(stmts if whole else stmts[0].body):
             plan = _plan(self, s)
             rest = {n for sp in plan for _, e in sp.lin.rest for n in expr_names(e)}
             if plan and not rest & inner:

@@ -152,9 +152,22 @@ def test_loops_whose_indices_do_not_fit_keep_their_loads(build):
     wrap = _pool(3, 1, 1).replace("p = ow * 1 - 1 + k * 1", "p = (ow + k) % W")
     rolled = _pool(3, 1, 1).replace('      @llm_hint("unroll", "core")\n', "")
     unhinted = _pool(3, 1, 1).replace('    @llm_hint("vectorize", "thread")\n', "")
-    for text in (wrap, rolled, unhinted):
+    # the tap loop is itself the versioned loop (written plain in its interior copy): no span
+    # form, and no span bounds in its interior test
+    itself = _pool(3, 1, 1).replace("""    for k0 in range(1):
+      @llm_hint("unroll", "core")
+      for k in range(3):
+        p = ow * 1 - 1 + k * 1
+        load(x[r, p] -> v, other=-inf)
+        acc = max(acc, v)""", """    @llm_hint("unroll", "core")
+    for k in range(3):
+      p = ow * 1 - 1 + k * 1
+      load(x[r, p] -> v, other=-inf)
+      acc = max(acc, v)""")
+    assert "k0" not in itself
+    for text in (wrap, rolled, unhinted, itself):
         _, _, src = build(text)
-        assert "SPAN_MODE" not in src.code and "span_ok" not in src.code
+        assert "SPAN_MODE" not in src.code and "span_ok" not in src.code and "past its taps" not in src.code
     transposed = DEPTHWISE.replace("p0 = oh + k0 - 1", "p0 = ow + k0 - 1").replace(
         "p1 = ow + k1 - 1", "p1 = oh + k1 - 1").replace("store(acc -> y[n, c, oh, ow])", "store(acc -> y[n, c, ow, oh])")
     _, _, src = build(transposed)
