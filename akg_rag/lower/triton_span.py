@@ -89,7 +89,7 @@ class SpanMixin:
     def init_span(self) -> None:
         self.span_used = False                  # the kernel reads SPAN (host: SPAN_MODE)
         self.span_taps: dict[int, Span] = {}    # id(load) -> its span while the span loop is written
-        self.span_checked: set[int] = set()     # id(loop) whose span test the interior test holds
+        self.span_checked: dict[int, set[int]] = {}   # id(loop) -> id(load)s the interior test bounds
 
     def span_loop(self: KernelWriter, s: For) -> bool:
         """Write ``s`` in span form under its compile-time test (and a run-time one, unless the
@@ -102,7 +102,9 @@ class SpanMixin:
         self.emit(f"if {_static(self, plan)}:  # taps from each lane group's span (host: SPAN_MODE)")
         self.depth += 1
         _hoist(self, s, plan)
-        checked = id(s) in self.span_checked
+        # a load whose span the interior test did not bound (say, one whose index only resolved
+        # here) keeps the loop's own run-time test
+        checked = {id(sp.load) for sp in plan} <= self.span_checked.get(id(s), set())
         for i, sp in enumerate(plan):
             start, _ = _bounds(self, sp)
             self.emit(f"{self.namer.fresh(f'span{i}_a')} = {start}  # first element of {sp.load.dst}'s span "
@@ -144,7 +146,7 @@ class SpanMixin:
             plan = _plan(self, s)
             rest = {n for sp in plan for _, e in sp.lin.rest for n in expr_names(e)}
             if plan and not rest & inner:
-                self.span_checked.add(id(s))
+                self.span_checked[id(s)] = {id(sp.load) for sp in plan}
                 out.append((_static(self, plan), " & ".join(_bounds(self, sp)[1] for sp in plan)))
         return out
 
