@@ -23,7 +23,7 @@ from akg_rag.lower.triton_expr import ExprWriter
 from akg_rag.lower.triton_interior import InteriorMixin
 from akg_rag.lower.triton_signature import SignatureMixin
 from akg_rag.lower.triton_span import SpanMixin
-from akg_rag.lower.triton_names import ADD, ATOM, CMP, COMPUTE_TL, MUL, Blocks, Em, Namer, lit
+from akg_rag.lower.triton_names import ADD, ATOM, CMP, COMPUTE_TL, MUL, WIDEN_TL, Blocks, Em, Namer, lit
 from akg_rag.lower.typed import GridAxis, Launch, TypedSketch
 from akg_rag.sketch.nodes import (
     Access, Alloc, Assign, Barrier, BinOp, Call, Expr, For, Load, Name, Neg, Num, Slice, Stmt, Store,
@@ -184,7 +184,7 @@ class KernelWriter(SignatureMixin, SpanMixin, InteriorMixin, ExprWriter):
         args = [stop.text] if s.start is None and step is None else [start.text, stop.text] + (
             [step.text] if step is not None else [])
         rng = "range"
-        if any(h.kind == "unroll" for h in s.hints) and _static_trips(s, self.t) is not None:
+        if unrolled(s, self.t) is not None:
             rng = "tl.static_range"
         hints = ", ".join(f"{h.kind}/{h.context}" for h in s.hints)
         carried = self.t.loop_carried(s)
@@ -254,8 +254,7 @@ class KernelWriter(SignatureMixin, SpanMixin, InteriorMixin, ExprWriter):
             dt = {"float": "f32", "bool": "bool"}.get(kind, "i32")
             fill = self.operand(other, dt) if other is not None else lit(0, dt)
             args += [f"mask={mask}", f"other={fill.text}"]
-        compute = {"f16": "tl.float32", "bf16": "tl.float32", "i8": "tl.int32", "i16": "tl.int32",
-                   "u8": "tl.int32"}.get(decl.dtype)
+        compute = WIDEN_TL.get(decl.dtype)
         return args, (f".to({compute})" if compute else "")
 
     def whole_tensor(self, name: str) -> Em:
@@ -449,7 +448,11 @@ def _loops(body: list[Stmt]):  # noqa: ANN202
     return (s for s in statements(body) if isinstance(s, For))
 
 
-def _static_trips(s: For, t: TypedSketch) -> int | None:
+def unrolled(s: For, t: TypedSketch) -> range | None:
+    """The iterations of a loop written as ``tl.static_range``: hinted ``unroll``, with a constant
+    start, stop and positive step and at most STATIC_UNROLL_MAX iterations (None otherwise)."""
+    if not any(h.kind == "unroll" for h in s.hints):
+        return None
     values = {k: v for k, v in t.params.items() if k not in t.tunables}
     nums = []
     for e in (s.start or Num(0), s.stop, s.step or Num(1)):
@@ -457,5 +460,6 @@ def _static_trips(s: For, t: TypedSketch) -> int | None:
         if size.value is None:
             return None
         nums.append(size.value)
-    trips = len(range(*nums)) if nums[2] > 0 else None
-    return trips if trips is not None and trips <= STATIC_UNROLL_MAX else None
+    if nums[2] <= 0 or len(range(*nums)) > STATIC_UNROLL_MAX:
+        return None
+    return range(*nums)

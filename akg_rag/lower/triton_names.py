@@ -16,6 +16,8 @@ from akg_rag.lower.typed import TypedSketch
 ATOM, UNARY, MUL, ADD, AND, OR, CMP = 100, 12, 11, 10, 6, 4, 3
 COMPUTE_TL = {"f32": "tl.float32", "f64": "tl.float64", "i32": "tl.int32", "i64": "tl.int64",
               "bool": "tl.int1"}
+# storage dtypes a load widens to its compute dtype (``.to(...)`` after the ``tl.load``)
+WIDEN_TL = {"f16": "tl.float32", "bf16": "tl.float32", "i8": "tl.int32", "i16": "tl.int32", "u8": "tl.int32"}
 # names the generated code uses itself (modules, builtins, fixed locals and parameters)
 _RESERVED = {"tl", "triton", "torch", "libdevice", "os", "math", "float", "int", "range", "min", "max",
              "len", "abs", "sum", "tuple", "zip", "type", "isinstance", "ValueError", "pid", "rest",

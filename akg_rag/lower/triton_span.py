@@ -36,8 +36,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from akg_rag.lower.cpp_shapes import expr_names
-from akg_rag.lower.sizes import Size, size_of
-from akg_rag.lower.triton_names import ADD, ATOM, MUL
+from akg_rag.lower.reuse import statements
+from akg_rag.lower.sizes import Size
+from akg_rag.lower.triton_interior import _rank
+from akg_rag.lower.triton_names import ADD, ATOM, MUL, WIDEN_TL
 from akg_rag.sketch.nodes import Assign, BinOp, Call, Expr, For, Load, Name, Neg, Num, Slice, Stmt
 
 if TYPE_CHECKING:
@@ -46,8 +48,6 @@ if TYPE_CHECKING:
 # taps load as usual: on an H100 the span form (a branch around each tap loop) ran level1/41 1.08x
 # faster and 2-D windows up to 2.4x slower; the form with one branch a program is not timed yet
 DEFAULT_SPAN_MODE = 1
-# storage dtypes a load widens to its compute dtype (as KernelWriter.load_call does)
-_COMPUTE = {"f16": "tl.float32", "bf16": "tl.float32", "i8": "tl.int32", "i16": "tl.int32", "u8": "tl.int32"}
 
 
 @dataclass
@@ -140,9 +140,12 @@ class SpanMixin:
         (a branch per unrolled outer tap keeps ptxas from issuing the rows' loads together).
         Those loops are then written without a run-time test of their own. ``whole`` False: the
         one loop of ``stmts`` is written plain (the versioned loop itself), so only loops inside it."""
-        inner = {n for n, _ in _assigned(stmts)}
+        inner = {x.var if isinstance(x, For) else x.target if isinstance(x, Assign) else x.dst
+                 for x in statements(stmts) if isinstance(x, (For, Assign, Load))}   # bound inside
         out = []
-        for s in _loops(stmts if whole else stmts[0].body):
+        for s in statements(stmts if whole else stmts[0].body):
+            if not isinstance(s, For):
+                continue
             plan = _plan(self, s)
             rest = {n for sp in plan for _, e in sp.lin.rest for n in expr_names(e)}
             if plan and not rest & inner:
@@ -158,20 +161,10 @@ class SpanMixin:
         return f"tl.reshape({joined}, {self.block_shape(self.t.definition(sp.load).value.shape)})"
 
 
-def _k_values(w: KernelWriter, s: For) -> list[int] | None:
-    values = {k: v for k, v in w.t.params.items() if k not in w.t.tunables}
-    nums = [size_of(e, values).value for e in (s.start or Num(0), s.stop, s.step or Num(1))]
-    if any(n is None for n in nums) or nums[2] <= 0:
-        return None
-    return list(range(*nums))  # type: ignore[arg-type]
-
-
 def _plan(w: KernelWriter, s: For) -> list[Span]:
     """The loads of ``s`` that qualify (every condition but the run-time ones)."""
-    from akg_rag.lower.triton_kernel import _static_trips
-    if not any(h.kind == "unroll" for h in s.hints) or _static_trips(s, w.t) is None:
-        return []
-    ks = _k_values(w, s)
+    from akg_rag.lower.triton_kernel import unrolled   # the writer's module imports this one
+    ks = unrolled(s, w.t)
     if not ks or w.after_barrier or any(isinstance(x, For) for x in s.body):
         return []
     names = [x.target if isinstance(x, Assign) else x.dst for x in s.body if isinstance(x, (Assign, Load))]
@@ -189,7 +182,7 @@ def _plan(w: KernelWriter, s: For) -> list[Span]:
 
 
 def _span(w: KernelWriter, var: str, x: Load, local: dict[str, Expr], loaded: set[str],
-          ks: list[int]) -> Span | None:
+          ks: range) -> Span | None:
     a = x.src
     if any(isinstance(i, Slice) for i in a.indices):
         return None
@@ -291,13 +284,6 @@ def _const(w: KernelWriter, e: Expr) -> int | None:
     return None
 
 
-def _rank(w: KernelWriter, e: Expr) -> int | None:
-    try:
-        return w.t.type_of(e).rank
-    except KeyError:
-        return None
-
-
 def _hoist(w: KernelWriter, s: For, plan: list[Span]) -> None:
     """The loop's own locals the spans' indices read (none changes with the tap), written first."""
     local = {x.target: x for x in s.body if isinstance(x, Assign)}
@@ -342,23 +328,6 @@ def _bounds(w: KernelWriter, sp: Span, base: str | None = None) -> tuple[str, st
     return text, f"({at} >= 0) & ({end} < {w.size(dims[-1]).at(ADD + 1)})"
 
 
-def _assigned(stmts: list[Stmt]):
-    """(name, statement) of every local assigned or loop variable bound in ``stmts``, nested too."""
-    for s in stmts:
-        if isinstance(s, For):
-            yield s.var, s
-            yield from _assigned(s.body)
-        elif isinstance(s, (Assign, Load)):
-            yield (s.target if isinstance(s, Assign) else s.dst), s
-
-
-def _loops(stmts: list[Stmt]):
-    for s in stmts:
-        if isinstance(s, For):
-            yield s
-            yield from _loops(s.body)
-
-
 def _span_loads(w: KernelWriter, sp: Span, i: int) -> None:
     """Emit one load's span: its groups of four-element vectors, split into columns."""
     a = sp.load.src
@@ -374,7 +343,7 @@ def _span_loads(w: KernelWriter, sp: Span, i: int) -> None:
         terms.append(f"{text} * {w.stride(a.tensor, k)}")
     rows = w.expand(f"tl.arange(0, {quarter})", n - 1, n + 1)
     cols = w.expand("tl.arange(0, 4)", n, n + 1)
-    compute = _COMPUTE.get(w.t.tensor(a.tensor).dtype)
+    compute = WIDEN_TL.get(w.t.tensor(a.tensor).dtype)
     split = ", ".join([w.blocks.name(x) for x in shape[:-1]] + [quarter, "2", "2"])
     names = []
     for g in range(sp.groups):
