@@ -68,6 +68,8 @@ def findings(analysis: dict[str, Any], result: dict[str, Any] | None, code: str,
         out.append(f"beats eager but not torch.compile ({timings['speedup_compile']:.2f}x): fuse what "
                    "compile fuses and avoid intermediate tensors")
     out.extend(_profile_findings((result or {}).get("profile")))
+    if memory_bound:
+        out.extend(stage_switches(code))
     tunables = find_tunables(code)
     if tunables:
         names = ", ".join(f"{t.name}={t.value}" for t in tunables[:6])
@@ -157,6 +159,16 @@ def span_switches(code: str, findings: list[str]) -> list[str]:
     names = re.findall(r"^(\w+_SPAN_MODE) = 1\b", code, flags=re.M)
     return [f"{n} = 2: its unrolled tap loops load each group of four lanes' span once as aligned vectors "
             "and form the taps in registers (akg_rag.lower.triton_span)" for n in names]
+
+
+def stage_switches(code: str) -> list[str]:
+    """Where ``code`` (a lowered candidate) has streaming loops it runs as written
+    (``{NAME}_LOOP_STAGES = 1``: one load a thread in flight, waited for before the next is
+    issued), the switch that software-pipelines their loads."""
+    names = re.findall(r"^(\w+_LOOP_STAGES) = 1\b", code, flags=re.M)
+    return [f"{n} = 3: its streaming loops keep one load a thread in flight; pipelined, each loop's "
+            "loads run two iterations ahead through shared memory (akg_rag.lower.triton_kernel.staged)"
+            for n in names]
 
 
 def _bullets(text: str) -> list[str]:

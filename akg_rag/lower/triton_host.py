@@ -229,6 +229,10 @@ def host_source(typed: TypedSketch, name: str, kernels: list[tuple[str, KernelWr
         lines.append(f"{INDENT}if {tunables['SPAN_MODE']} not in (1, 2):")
         lines.append(f'{INDENT * 2}raise ValueError(f"{tunables["SPAN_MODE"]} must be 1 (taps load as usual) or 2 '
                      f'(taps from each lane group\'s span in registers), got {{{tunables["SPAN_MODE"]}!r}}")')
+    if "LOOP_STAGES" in tunables:
+        lines.append(f"{INDENT}if {tunables['LOOP_STAGES']} not in (1, 2, 3, 4, 5):")
+        lines.append(f'{INDENT * 2}raise ValueError(f"{tunables["LOOP_STAGES"]} must be 1 (streaming loops as '
+                     f'written) or 2-5 (their loads software-pipelined that deep), got {{{tunables["LOOP_STAGES"]}!r}}")')
     if "CACHE_MODE" in tunables:
         lines.append(f"{INDENT}if {tunables['CACHE_MODE']} not in (1, 2):")
         lines.append(f'{INDENT * 2}raise ValueError(f"{tunables["CACHE_MODE"]} must be 1 (no cache hints) or 2 '
@@ -315,6 +319,8 @@ def _launch(kernel: str, kw: KernelWriter, hx: _HostExpr, blocks: Blocks, tunabl
                    f"HIDE_ALIGN=int({tunables['ALIGN_MODE']} == 2)"]
     if kw.span_used:
         kwargs.append(f"SPAN={tunables['NUM_WARPS']} if {tunables['SPAN_MODE']} == 2 else 0")
+    if kw.loop_staged:
+        kwargs.append(f"LOOP_STAGES={tunables['LOOP_STAGES']}")
     kwargs += ["USE_INT64=use_int64", f"num_warps={tunables['NUM_WARPS']}",
                f"num_stages={tunables['NUM_STAGES']}"]
     lines.append(f"{INDENT * 2}{kernel}[({launched},)](")

@@ -65,6 +65,7 @@ class KernelWriter(SignatureMixin, SpanMixin, InteriorMixin, ExprWriter):
         self.ticket = namer.fresh("ticket_ptr") if self.barriers else ""
         self.reuse = Reuse() if self.barriers else reuse(launch.body)
         self.reread = self.reuse.reread
+        self.loop_staged = False          # a streaming loop reads LOOP_STAGES (see `staged`)
         self.init_interior(launch.body)   # interior versions of `vectorize` loops and programs
         self.init_span()                  # their unrolled tap loops' span form (akg_rag.lower.triton_span)
 
@@ -186,6 +187,10 @@ class KernelWriter(SignatureMixin, SpanMixin, InteriorMixin, ExprWriter):
         rng = "range"
         if unrolled(s, self.t) is not None:
             rng = "tl.static_range"
+        elif not self.barriers and staged(s):
+            rng = "tl.range"
+            args.append("num_stages=LOOP_STAGES")
+            self.loop_staged = True
         hints = ", ".join(f"{h.kind}/{h.context}" for h in s.hints)
         carried = self.t.loop_carried(s)
         note = f"  # {hints}" if hints else ""
@@ -446,6 +451,34 @@ def _is_zero(e: Expr) -> bool:
 
 def _loops(body: list[Stmt]):  # noqa: ANN202
     return (s for s in statements(body) if isinstance(s, For))
+
+
+def staged(s: For) -> bool:
+    """A streaming loop, written ``tl.range(..., num_stages=LOOP_STAGES)``: hinted ``pipeline``,
+    innermost, loading from a tensor and multiplying none with ``matmul`` (the kernel's own
+    ``num_stages`` pipelines a dot's operand loads; it leaves other loads alone). Triton
+    software-pipelines such a loop's loads ``LOOP_STAGES`` deep (asynchronous copies into shared
+    memory); 1 compiles exactly as a plain ``range``. The loop of a split or loop-form reduction
+    otherwise keeps one load a thread in flight, waited for before the next is issued."""
+    if not any(h.kind == "pipeline" for h in s.hints):
+        return False
+    body = list(statements(s.body))
+    if any(isinstance(x, For) for x in body):
+        return False
+    if any(isinstance(x, Assign) and _calls(x.value, "matmul") for x in body):
+        return False
+    return any(isinstance(x, Load) for x in body)
+
+
+def _calls(e: Expr, func: str) -> bool:
+    """Does ``e`` call ``func`` anywhere?"""
+    if isinstance(e, Call):
+        return e.func == func or any(_calls(a, func) for a in [*e.args, *e.kwargs.values()])
+    if isinstance(e, BinOp):
+        return _calls(e.left, func) or _calls(e.right, func)
+    if isinstance(e, Neg):
+        return _calls(e.operand, func)
+    return False
 
 
 def unrolled(s: For, t: TypedSketch) -> range | None:

@@ -46,6 +46,9 @@ class SignatureMixin:
         if self.span_used:
             out.append(("SPAN: tl.constexpr", "0, or the launch's warps: unrolled tap loops whose tiles give each "
                         "thread four lanes read their taps from each lane group's span (host: SPAN_MODE)"))
+        if self.loop_staged:
+            out.append(("LOOP_STAGES: tl.constexpr", "loads of a streaming loop in flight: 1 as written, more "
+                        "software-pipelined through shared memory (host: LOOP_STAGES)"))
         out.append(("USE_INT64: tl.constexpr", "int64 index arithmetic (a tensor spans >= 2**31 elements)"))
         return out
 

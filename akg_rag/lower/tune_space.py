@@ -5,7 +5,7 @@ A generated kernel's tunables (docs/lowering.md, "Sizes and parameters") are its
 UPPER_CASE integer parameters, plus ``NUM_WARPS`` and ``NUM_STAGES`` on Triton (and ``DOT_MODE`` where
 a kernel multiplies f32 tiles with ``tl.dot``, ``CACHE_MODE`` and ``GRID_MODE`` where a program reads a row
 again in a later pass, ``INTERIOR_MODE`` and ``ALIGN_MODE`` where a kernel has an interior version, ``SPAN_MODE`` where one
-of its unrolled tap loops has a span form).
+of its unrolled tap loops has a span form, ``LOOP_STAGES`` where it has a streaming loop).
 What a parameter does is read from the sketch itself, not from its name alone:
 
 * ``((X + P - 1) // P)`` (a grid of ``P``-blocks) or ``range(a, X, P)`` (a loop in ``P`` steps):
@@ -30,6 +30,7 @@ Extents are evaluated at the task's sizes. Values (:func:`kernel_knobs`):
 | ``INTERIOR_MODE`` | 1 (bounds-masked code only), 2 (programs whose indices lie inside the tensors run a version without bounds masks; akg_rag.lower.triton_interior) |
 | ``ALIGN_MODE`` | 1 (the compiler knows the accesses' alignment: vector loads where provable), 2 (hidden: one element a thread per access, consecutive threads on consecutive elements; akg_rag.lower.triton_interior) |
 | ``SPAN_MODE`` | 1 (each tap of an unrolled window loop its own load), 2 (each group of four lanes loads its input span once as aligned vectors and forms the taps in registers; akg_rag.lower.triton_span) |
+| ``LOOP_STAGES`` | 1 (a streaming loop as written: one load a thread in flight), 2-4 (its loads software-pipelined that deep through shared memory; triton_kernel.staged) |
 | ``DOT_MODE`` | 1-4: an f32 ``tl.dot`` with IEEE products (1), three TF32 products of operands split into head and tail (2; never one TF32 product), one of the two chosen by the operands' layout at call time (3, the default), or K-major copies of the operands and then three TF32 products (4) |
 
 This is also the relevance filter: a tile larger than its extent's power of two runs the same
@@ -219,6 +220,8 @@ def _values(p: str, value: int, u: _Uses, sizes: Mapping[str, int], dsl: str,
         return (1, 2), "accesses' alignment known to the compiler (vectors where provable) or hidden"
     if p == "SPAN_MODE":
         return (1, 2), "window taps loaded one by one, or formed in registers from each lane group's span"
+    if p == "LOOP_STAGES":
+        return (1, 2, 3, 4), "loads of a streaming loop in flight: as written, or software-pipelined 2-4 deep"
     if p == "DOT_MODE":
         return (1, 2, 3, 4), ("f32 dot products: IEEE, three TF32 products of split operands, one of them by "
                               "layout, or K-major operand copies and three TF32 products")

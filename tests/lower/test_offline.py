@@ -176,19 +176,20 @@ def get_init_inputs():
 """
 
 
-def _pool_switch(tmp_path, switch: str) -> tuple[dict, dict]:
-    """The offline reports of the lowered 1-D pool with ``switch`` at 1 (its default) and at 2."""
-    (tmp_path / "task.py").write_text(POOL_TASK)
+def _pool_switch(tmp_path, switch: str, task: str = POOL_TASK, other: int = 2) -> tuple[list, list]:
+    """The offline reports (one per launch) of the lowered task (a 1-D pool) with ``switch`` at 1
+    (its default) and at ``other``."""
+    (tmp_path / "task.py").write_text(task)
     code, _ = lower_task(tmp_path / "task.py", "triton", "cuda")
     assert f"{switch} = 1" in code
     out = []
-    for mode in (1, 2):
+    for mode in (1, other):
         (tmp_path / f"mode{mode}.py").write_text(code.replace(f"{switch} = 1", f"{switch} = {mode}"))
         run = _offline(str(tmp_path / "task.py"), str(tmp_path / f"mode{mode}.py"), "--json")
         if run.returncode != 0 and "backends" in run.stderr:
             pytest.skip(f"this Triton cannot compile for NVIDIA offline: {run.stderr[-300:]}")
         assert run.returncode == 0, run.stderr
-        out += json.loads(run.stdout)
+        out.append(json.loads(run.stdout))
     return out[0], out[1]
 
 
@@ -197,7 +198,7 @@ def test_hidden_alignment_gives_every_access_one_element_a_thread(tmp_path):
     ALIGN_MODE 1 they (and the store) load vectors and every access, the six unaligned taps too,
     takes four elements a thread; with 2 (pointers moved by an unspecialised 0) no access is
     vectorised and each takes one element a thread -- a warp's load over 32 consecutive elements."""
-    known, hidden = _pool_switch(tmp_path, "K0_ALIGN_MODE")
+    (known,), (hidden,) = _pool_switch(tmp_path, "K0_ALIGN_MODE")
     assert not known["error"] and not hidden["error"]
     assert known["vector_loads"] > 0 and all("sizePerThread = [1, 4]" in lay for lay in known["load_layouts"])
     assert hidden["vector_loads"] == 0 and all("sizePerThread = [1, 1]" in lay for lay in hidden["load_layouts"])
@@ -238,8 +239,47 @@ def test_the_span_form_loads_aligned_vectors_and_no_shared_memory(tmp_path):
     issues fewer loads in all (the interior path's 8 split taps gone), at least seven of them
     vectors, and not one more shared-memory access (a tap rebuilt through shared memory would
     add them)."""
-    plain, span = _pool_switch(tmp_path, "K0_SPAN_MODE")
+    (plain,), (span,) = _pool_switch(tmp_path, "K0_SPAN_MODE")
     assert not plain["error"] and not span["error"] and span["spill_bytes"] == 0
     assert span["sass_loads"] <= plain["sass_loads"] - 5 and span["sass_vector_loads"] >= 7
     assert span["sass_shared"] == plain["sass_shared"]
     assert any("sizePerThread = [1, 1, 4]" in lay for lay in span["load_layouts"])
+
+
+NORM_TASK = """
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ln = nn.LayerNorm((64, 256, 256))
+
+    def forward(self, x):
+        return self.ln(x)
+
+
+def get_inputs():
+    return [torch.randn(16, 64, 256, 256)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_a_staged_streaming_loop_copies_its_loads_asynchronously(tmp_path):
+    """A layer norm over 16 rows of 4M elements takes the split form: a statistics launch and an
+    output launch each stream their chunk in a loop. With LOOP_STAGES 3 the loop's loads become
+    asynchronous copies into shared memory (LDGSTS, a stage's tile each), two tiles ahead of their
+    use; at 1 both launches load straight into registers and use no more shared memory than the
+    statistics' own cross-warp sum."""
+    plain, staged = _pool_switch(tmp_path, "K0_LOOP_STAGES", NORM_TASK, other=3)
+    streams = [k for k, r in enumerate(plain) if r["grid"][0] > 16]   # the combine launch is one program a row
+    assert len(streams) == 2 and len(staged) == len(plain)
+    for k in streams:
+        p, s = plain[k], staged[k]
+        assert not p["error"] and not s["error"] and s["spill_bytes"] == 0
+        assert p["shared_bytes"] < 1024 <= s["shared_bytes"] - p["shared_bytes"]
+        assert s["sass_shared"] > p["sass_shared"] and s["loads"] > p["loads"]
