@@ -28,7 +28,7 @@ from akg_rag.lower.triton_expr import join16
 from akg_rag.lower.triton_names import Blocks, Namer
 from akg_rag.lower.triton_host import CHECK_HELPER, K_MAJOR_HELPER, L2_GRID_HELPER, host_source
 from akg_rag.lower.triton_interior import DEFAULT_ALIGN_MODE
-from akg_rag.lower.triton_span import DEFAULT_SPAN_MODE
+from akg_rag.lower.triton_span import DEFAULT_SPAN_MODE, FLAT_SPAN_MODE
 from akg_rag.lower.triton_kernel import KernelWriter
 from akg_rag.lower.triton_ops import helper_sources, helpers_needing_libdevice
 from akg_rag.lower.typed import TypedSketch, analyze
@@ -108,7 +108,8 @@ def emit_triton(sketch: Sketch, name: str) -> KernelSource:
         values[tunables["INTERIOR_MODE"]] = DEFAULT_INTERIOR_MODE
         values[tunables["ALIGN_MODE"]] = DEFAULT_ALIGN_MODE
     if "SPAN_MODE" in tunables:
-        values[tunables["SPAN_MODE"]] = DEFAULT_SPAN_MODE
+        flat = all(kw.span_flat for _, kw in kernels if kw.span_used)   # 1-D windows only
+        values[tunables["SPAN_MODE"]] = FLAT_SPAN_MODE if flat else DEFAULT_SPAN_MODE
     if "LOOP_STAGES" in tunables:
         values[tunables["LOOP_STAGES"]] = DEFAULT_LOOP_STAGES
     code = _module(typed, name, values, helpers, sources, host, k_major="DOT_MODE" in tunables,

@@ -185,7 +185,8 @@ class KernelWriter(SignatureMixin, SpanMixin, InteriorMixin, ExprWriter):
         args = [stop.text] if s.start is None and step is None else [start.text, stop.text] + (
             [step.text] if step is not None else [])
         rng = "range"
-        if unrolled(s, self.t) is not None:
+        its = unrolled(s, self.t)
+        if its is not None:
             rng = "tl.static_range"
         elif not self.barriers and staged(s):
             rng = "tl.range"
@@ -200,7 +201,11 @@ class KernelWriter(SignatureMixin, SpanMixin, InteriorMixin, ExprWriter):
         self.loops.append((s.var, s.start or Num(0), s.stop, s.step))
         self.depth += 1
         mark = len(self.lines)
+        once = iterations(s, self.t)
+        repeats = once is None or len(once) != 1   # a loop of one iteration leaves a window 1-D
+        self.loops_around += repeats
         self.block(s.body)
+        self.loops_around -= repeats
         if len(self.lines) == mark or all(x.strip().startswith("#") for x in self.lines[mark:]):
             self.emit("pass")
         self.depth -= 1
@@ -486,6 +491,13 @@ def unrolled(s: For, t: TypedSketch) -> range | None:
     start, stop and positive step and at most STATIC_UNROLL_MAX iterations (None otherwise)."""
     if not any(h.kind == "unroll" for h in s.hints):
         return None
+    its = iterations(s, t)
+    return its if its is not None and len(its) <= STATIC_UNROLL_MAX else None
+
+
+def iterations(s: For, t: TypedSketch) -> range | None:
+    """The iterations of a loop whose start, stop and positive step are constants (tunables not
+    counted as constants); None otherwise."""
     values = {k: v for k, v in t.params.items() if k not in t.tunables}
     nums = []
     for e in (s.start or Num(0), s.stop, s.step or Num(1)):
@@ -493,6 +505,6 @@ def unrolled(s: For, t: TypedSketch) -> range | None:
         if size.value is None:
             return None
         nums.append(size.value)
-    if nums[2] <= 0 or len(range(*nums)) > STATIC_UNROLL_MAX:
+    if nums[2] <= 0:
         return None
     return range(*nums)

@@ -45,9 +45,16 @@ from akg_rag.sketch.nodes import Assign, BinOp, Call, Expr, For, Load, Name, Neg
 if TYPE_CHECKING:
     from akg_rag.lower.triton_kernel import KernelWriter
 
-# taps load as usual: on an H100 the span form (a branch around each tap loop) ran level1/41 1.08x
-# faster and 2-D windows up to 2.4x slower; the form with one branch a program is not timed yet
+# Timed on an H100 (docs/results/kernelbench.md, thirtieth and thirty-first sessions): a 1-D window
+# (level1/41, 8 taps at dilation 3) ran 1.08x and, with the bounds in the interior test, 1.12x
+# faster in span form (offline: 38 -> 29 machine-code loads), level1/44 (8 taps at dilation 1: 27
+# -> 25) the same; a 2-D window (a tap loop inside a loop over the window's rows: level1/82,
+# depthwise 3x3) 1.9x slower, with machine code the same size in both modes, and level1/42 (rows
+# rolled in a run-time loop) 1.10x slower on 4 warps. So a kernel whose span loops are all flat (no
+# loop of more than one iteration around them) defaults to the span form; one with a 2-D window
+# does not.
 DEFAULT_SPAN_MODE = 1
+FLAT_SPAN_MODE = 2
 
 
 @dataclass
@@ -88,6 +95,8 @@ class SpanMixin:
 
     def init_span(self) -> None:
         self.span_used = False                  # the kernel reads SPAN (host: SPAN_MODE)
+        self.span_flat = True                   # ... and every span loop of it is a 1-D window's
+        self.loops_around = 0                   # loops of more than one iteration around what is written
         self.span_taps: dict[int, Span] = {}    # id(load) -> its span while the span loop is written
         self.span_checked: dict[int, set[int]] = {}   # id(loop) -> id(load)s the interior test bounds
 
@@ -99,6 +108,8 @@ class SpanMixin:
         if not plan:
             return False
         self.span_used = True
+        if self.loops_around:   # a window's rows (unrolled or not): 2-D
+            self.span_flat = False
         self.emit(f"if {_static(self, plan)}:  # taps from each lane group's span (host: SPAN_MODE)")
         self.depth += 1
         _hoist(self, s, plan)

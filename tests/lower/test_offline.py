@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -176,15 +177,18 @@ def get_init_inputs():
 """
 
 
-def _pool_switch(tmp_path, switch: str, task: str = POOL_TASK, other: int = 2) -> tuple[list, list]:
+def _pool_switch(tmp_path, switch: str, task: str = POOL_TASK, other: int = 2,
+                 fixed: tuple[tuple[str, int], ...] = ()) -> tuple[list, list]:
     """The offline reports (one per launch) of the lowered task (a 1-D pool) with ``switch`` at 1
-    (its default) and at ``other``."""
+    and at ``other``, whichever its default; the ``fixed`` tunables set first."""
     (tmp_path / "task.py").write_text(task)
     code, _ = lower_task(tmp_path / "task.py", "triton", "cuda")
-    assert f"{switch} = 1" in code
+    for name, value in fixed:
+        code = re.sub(rf"^{name} = \d+$", f"{name} = {value}", code, flags=re.M)
+    assert re.search(rf"^{switch} = \d+$", code, flags=re.M)
     out = []
     for mode in (1, other):
-        (tmp_path / f"mode{mode}.py").write_text(code.replace(f"{switch} = 1", f"{switch} = {mode}"))
+        (tmp_path / f"mode{mode}.py").write_text(re.sub(rf"^{switch} = \d+$", f"{switch} = {mode}", code, flags=re.M))
         run = _offline(str(tmp_path / "task.py"), str(tmp_path / f"mode{mode}.py"), "--json")
         if run.returncode != 0 and "backends" in run.stderr:
             pytest.skip(f"this Triton cannot compile for NVIDIA offline: {run.stderr[-300:]}")
@@ -197,8 +201,9 @@ def test_hidden_alignment_gives_every_access_one_element_a_thread(tmp_path):
     """A 1-D max pool with dilation 3: two of its eight taps sit at 16-byte aligned offsets. With
     ALIGN_MODE 1 they (and the store) load vectors and every access, the six unaligned taps too,
     takes four elements a thread; with 2 (pointers moved by an unspecialised 0) no access is
-    vectorised and each takes one element a thread -- a warp's load over 32 consecutive elements."""
-    (known,), (hidden,) = _pool_switch(tmp_path, "K0_ALIGN_MODE")
+    vectorised and each takes one element a thread -- a warp's load over 32 consecutive elements.
+    The taps are loaded one by one (SPAN_MODE 1; the span form has its own test below)."""
+    (known,), (hidden,) = _pool_switch(tmp_path, "K0_ALIGN_MODE", fixed=(("K0_SPAN_MODE", 1),))
     assert not known["error"] and not hidden["error"]
     assert known["vector_loads"] > 0 and all("sizePerThread = [1, 4]" in lay for lay in known["load_layouts"])
     assert hidden["vector_loads"] == 0 and all("sizePerThread = [1, 1]" in lay for lay in hidden["load_layouts"])

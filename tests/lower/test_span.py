@@ -87,7 +87,7 @@ def test_pool_taps_from_the_span_match_torch(build, device, ks, pad, dil, st):
     x = torch.randn(3, 1501, device=device)
     ref = F.max_pool1d(x[:, None], ks, stride=st, padding=pad, dilation=dil)[:, 0]
     fn, module, src = build(_pool(ks, pad, dil, st))
-    assert src.tunables["K_SPAN_MODE"] == 1 and "SPAN=K_NUM_WARPS if K_SPAN_MODE == 2 else 0" in src.code
+    assert src.tunables["K_SPAN_MODE"] == 2 and "SPAN=K_NUM_WARPS if K_SPAN_MODE == 2 else 0" in src.code
     assert "tl.split(" in src.code and "tl.join(" in src.code
     _run_modes(fn, module, (x,), torch.empty_like(ref), ref)
 
@@ -189,4 +189,17 @@ def test_span_mode_is_a_tunable_of_the_search(build):
     _, _, src = build(_pool(8, 4, 3))
     knobs = kernel_knobs("k", check_sketch(_pool(8, 4, 3)), src.tunables, {"R": 3, "W": 701, "OW": 701}, "triton")
     span = next(k for k in knobs if k.param == "SPAN_MODE")
-    assert span.values == (1, 2) and span.value == 1
+    assert span.values == (1, 2) and span.value == 2
+
+
+def test_a_one_dimensional_window_defaults_to_the_span_form_and_a_two_dimensional_one_does_not(build):
+    """Measured on an H100 (akg_rag.lower.triton_span, DEFAULT_SPAN_MODE): a 1-D window gained from
+    the span form, 2-D windows lost. A pool's taps in a loop of one iteration are still 1-D; a
+    depthwise 3x3 (its taps inside a loop over the window's three rows) is 2-D; so is the pool with
+    its tap loop inside a loop of two iterations."""
+    _, _, flat = build(_pool(8, 4, 3), "k")
+    _, _, rows = build(DEPTHWISE, "k")
+    assert flat.tunables["K_SPAN_MODE"] == 2 and rows.tunables["K_SPAN_MODE"] == 1
+    two_rows = _pool(8, 4, 3).replace("for k0 in range(1):", "for k0 in range(2):")
+    _, _, looped = build(two_rows, "k")
+    assert "K_SPAN_MODE" in looped.tunables and looped.tunables["K_SPAN_MODE"] == 1
