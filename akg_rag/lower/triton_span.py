@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 # Timed on an H100 (docs/results/kernelbench.md, thirtieth and thirty-first sessions): a 1-D window
 # (level1/41, 8 taps at dilation 3) ran 1.08x and, with the bounds in the interior test, 1.12x
 # faster in span form (offline: 38 -> 29 machine-code loads), level1/44 (8 taps at dilation 1: 27
-# -> 25) the same; a 2-D window (a tap loop inside a loop over the window's rows: level1/82,
+# -> 25) in the same time; a 2-D window (a tap loop inside a loop over the window's rows: level1/82,
 # depthwise 3x3) 1.9x slower, with machine code the same size in both modes, and level1/42 (rows
 # rolled in a run-time loop) 1.10x slower on 4 warps. So a kernel whose span loops are all flat (no
 # loop of more than one iteration around them) defaults to the span form; one with a 2-D window
