@@ -167,7 +167,7 @@ def stage_switches(code: str) -> list[str]:
     issued), the switch that software-pipelines their loads."""
     names = re.findall(r"^(\w+_LOOP_STAGES) = 1\b", code, flags=re.M)
     return [f"{n} = 3 to try: its streaming loops keep one load a thread in flight; pipelined, each "
-            "loop's loads run two iterations ahead through shared memory (akg_rag.lower.triton_kernel.staged; "
+            "loop's loads run two iterations ahead through shared memory (akg_rag.lower.triton_loops.staged; "
             "on an H100 a batch norm gained 4%, a layer norm and a group norm lost: keep it only if faster)"
             for n in names]
 

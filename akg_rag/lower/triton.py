@@ -56,7 +56,7 @@ DEFAULT_NUM_STAGES = 3   # software-pipelining stages of loops that load (Triton
 DEFAULT_DOT_MODE = 3     # f32 dots: 1 IEEE, 2 three TF32 products of split operands, 3 by layout, 4 K-major copies
 DEFAULT_CACHE_MODE = 2   # a row read again in a later pass: 1 no cache hints, 2 L2 hints (akg_rag.lower.reuse)
 DEFAULT_GRID_MODE = 1    # ... and its launch: 1 one program per grid point, 2 a grid sized to the L2 (_l2_grid)
-# Loads in flight of a streaming loop (triton_kernel.staged): 1 compiles as a plain `range`.
+# Loads in flight of a streaming loop (triton_loops.staged): 1 compiles as a plain `range`.
 DEFAULT_LOOP_STAGES = 1
 DEFAULT_INTERIOR_MODE = 2   # a `vectorize` loop or program: 1 the masked version only, 2 also the interior one
 
@@ -92,7 +92,7 @@ def emit_triton(sketch: Sketch, name: str) -> KernelSource:
         tunables["ALIGN_MODE"] = f"{prefix}_ALIGN_MODE"
     if any(kw.span_used for _, kw in kernels):   # span forms of tap loops (akg_rag.lower.triton_span)
         tunables["SPAN_MODE"] = f"{prefix}_SPAN_MODE"
-    if any(kw.loop_staged for _, kw in kernels):   # software-pipelined streaming loops (triton_kernel.staged)
+    if any(kw.loop_staged for _, kw in kernels):   # software-pipelined streaming loops (triton_loops.staged)
         tunables["LOOP_STAGES"] = f"{prefix}_LOOP_STAGES"
     host = host_source(typed, name, kernels, blocks, tunables)
     values = {**{tunables[p]: v for p, v in typed.tunables.items()},

@@ -21,6 +21,7 @@ from akg_rag.lower.triton_barrier import barriers, emit_barrier
 from akg_rag.lower.sizes import Size, size_of
 from akg_rag.lower.triton_expr import ExprWriter
 from akg_rag.lower.triton_interior import InteriorMixin
+from akg_rag.lower.triton_loops import iterations, staged, unrolled
 from akg_rag.lower.triton_signature import SignatureMixin
 from akg_rag.lower.triton_span import SpanMixin
 from akg_rag.lower.triton_names import ADD, ATOM, CMP, COMPUTE_TL, MUL, WIDEN_TL, Blocks, Em, Namer, lit
@@ -32,7 +33,6 @@ from akg_rag.sketch.printer import print_stmt
 
 INDENT = "    "
 MAX_LINE = 100           # characters; longer load/store lines put one argument per line
-STATIC_UNROLL_MAX = 64   # iterations; longer `unroll` loops stay tl.range loops
 
 
 class KernelWriter(SignatureMixin, SpanMixin, InteriorMixin, ExprWriter):
@@ -456,55 +456,3 @@ def _is_zero(e: Expr) -> bool:
 
 def _loops(body: list[Stmt]):  # noqa: ANN202
     return (s for s in statements(body) if isinstance(s, For))
-
-
-def staged(s: For) -> bool:
-    """A streaming loop, written ``tl.range(..., num_stages=LOOP_STAGES)``: hinted ``pipeline``,
-    innermost, loading from a tensor and multiplying none with ``matmul`` (the kernel's own
-    ``num_stages`` pipelines a dot's operand loads; it leaves other loads alone). Triton
-    software-pipelines such a loop's loads ``LOOP_STAGES`` deep (asynchronous copies into shared
-    memory); 1 compiles exactly as a plain ``range``. The loop of a split or loop-form reduction
-    otherwise keeps one load a thread in flight, waited for before the next is issued."""
-    if not any(h.kind == "pipeline" for h in s.hints):
-        return False
-    body = list(statements(s.body))
-    if any(isinstance(x, For) for x in body):
-        return False
-    if any(isinstance(x, Assign) and _calls(x.value, "matmul") for x in body):
-        return False
-    return any(isinstance(x, Load) for x in body)
-
-
-def _calls(e: Expr, func: str) -> bool:
-    """Does ``e`` call ``func`` anywhere?"""
-    if isinstance(e, Call):
-        return e.func == func or any(_calls(a, func) for a in [*e.args, *e.kwargs.values()])
-    if isinstance(e, BinOp):
-        return _calls(e.left, func) or _calls(e.right, func)
-    if isinstance(e, Neg):
-        return _calls(e.operand, func)
-    return False
-
-
-def unrolled(s: For, t: TypedSketch) -> range | None:
-    """The iterations of a loop written as ``tl.static_range``: hinted ``unroll``, with a constant
-    start, stop and positive step and at most STATIC_UNROLL_MAX iterations (None otherwise)."""
-    if not any(h.kind == "unroll" for h in s.hints):
-        return None
-    its = iterations(s, t)
-    return its if its is not None and len(its) <= STATIC_UNROLL_MAX else None
-
-
-def iterations(s: For, t: TypedSketch) -> range | None:
-    """The iterations of a loop whose start, stop and positive step are constants (tunables not
-    counted as constants); None otherwise."""
-    values = {k: v for k, v in t.params.items() if k not in t.tunables}
-    nums = []
-    for e in (s.start or Num(0), s.stop, s.step or Num(1)):
-        size = size_of(e, values)
-        if size.value is None:
-            return None
-        nums.append(size.value)
-    if nums[2] <= 0:
-        return None
-    return range(*nums)

@@ -39,6 +39,7 @@ from akg_rag.lower.cpp_shapes import expr_names
 from akg_rag.lower.reuse import statements
 from akg_rag.lower.sizes import Size
 from akg_rag.lower.triton_interior import _rank
+from akg_rag.lower.triton_loops import unrolled
 from akg_rag.lower.triton_names import ADD, ATOM, MUL, WIDEN_TL
 from akg_rag.sketch.nodes import Assign, BinOp, Call, Expr, For, Load, Name, Neg, Num, Slice, Stmt
 
@@ -174,7 +175,6 @@ class SpanMixin:
 
 def _plan(w: KernelWriter, s: For) -> list[Span]:
     """The loads of ``s`` that qualify (every condition but the run-time ones)."""
-    from akg_rag.lower.triton_kernel import unrolled   # the writer's module imports this one
     ks = unrolled(s, w.t)
     if not ks or w.after_barrier or any(isinstance(x, For) for x in s.body):
         return []

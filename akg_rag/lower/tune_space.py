@@ -30,7 +30,7 @@ Extents are evaluated at the task's sizes. Values (:func:`kernel_knobs`):
 | ``INTERIOR_MODE`` | 1 (bounds-masked code only), 2 (programs whose indices lie inside the tensors run a version without bounds masks; akg_rag.lower.triton_interior) |
 | ``ALIGN_MODE`` | 1 (the compiler knows the accesses' alignment: vector loads where provable), 2 (hidden: one element a thread per access, consecutive threads on consecutive elements; akg_rag.lower.triton_interior) |
 | ``SPAN_MODE`` | 1 (each tap of an unrolled window loop its own load), 2 (each group of four lanes loads its input span once as aligned vectors and forms the taps in registers; akg_rag.lower.triton_span) |
-| ``LOOP_STAGES`` | 1 (a streaming loop as written: one load a thread in flight), 2-4 (its loads software-pipelined that deep through shared memory; triton_kernel.staged) |
+| ``LOOP_STAGES`` | 1 (a streaming loop as written: one load a thread in flight), 2-4 (its loads software-pipelined that deep through shared memory; triton_loops.staged) |
 | ``DOT_MODE`` | 1-4: an f32 ``tl.dot`` with IEEE products (1), three TF32 products of operands split into head and tail (2; never one TF32 product), one of the two chosen by the operands' layout at call time (3, the default), or K-major copies of the operands and then three TF32 products (4) |
 
 This is also the relevance filter: a tile larger than its extent's power of two runs the same
@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping
 
 from akg_rag.lower.emit.common import next_pow2
-from akg_rag.sketch.nodes import BinOp, Call, Expr, For, Name, Neg, Num, Sketch, Stmt
+from akg_rag.sketch.nodes import BinOp, Call, Expr, For, Name, Neg, Num, Sketch, Stmt, sub_exprs
 
 # Largest tile (elements of one local, padded) a program may hold: Triton keeps tiles in registers
 # (64K f32 = 256 KiB per program already spills); C++ tiles are thread-private buffers (4 MiB f32).
@@ -119,16 +119,6 @@ def _cdiv(e: Expr) -> tuple[Expr, Expr] | None:
     return None
 
 
-def _walk_exprs(e: Expr) -> Iterable[Expr]:
-    yield e
-    for child in (getattr(e, "left", None), getattr(e, "right", None), getattr(e, "operand", None)):
-        if child is not None:
-            yield from _walk_exprs(child)
-    if isinstance(e, Call):
-        for a in [*e.args, *e.kwargs.values()]:
-            yield from _walk_exprs(a)
-
-
 def _stmt_exprs(s: Stmt) -> Iterable[Expr]:
     for attr in ("start", "stop", "step", "value", "init", "other"):
         v = getattr(s, attr, None)
@@ -158,7 +148,7 @@ def uses(sketch: Sketch, env: Mapping[str, int]) -> _Uses:
                     note_tile(s.step.id, BinOp("-", s.stop, s.start) if s.start is not None else s.stop)
                 visit(s.body)
             for top in _stmt_exprs(s):
-                for e in _walk_exprs(top):
+                for e in sub_exprs(top):
                     m = _cdiv(e)
                     if m is None:
                         continue

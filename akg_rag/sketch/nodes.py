@@ -7,7 +7,7 @@ are left out of equality, so a sketch parsed from its printed form equals the or
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
+from typing import Iterator, Union
 
 
 def _pos() -> int:
@@ -234,3 +234,16 @@ class Sketch:
     body: list[Stmt]
     line: int = _pos()
     column: int = _pos()
+
+
+def sub_exprs(e: Expr) -> Iterator[Expr]:
+    """``e`` and every expression inside it (pre-order; a call's keyword arguments too)."""
+    yield e
+    if isinstance(e, BinOp):
+        yield from sub_exprs(e.left)
+        yield from sub_exprs(e.right)
+    elif isinstance(e, Neg):
+        yield from sub_exprs(e.operand)
+    elif isinstance(e, Call):
+        for a in [*e.args, *e.kwargs.values()]:
+            yield from sub_exprs(a)

@@ -1,4 +1,4 @@
-"""Streaming loops software-pipelined (``LOOP_STAGES``, akg_rag.lower.triton_kernel.staged): the
+"""Streaming loops software-pipelined (``LOOP_STAGES``, akg_rag.lower.triton_loops.staged): the
 chunk loop of a split or loop-form reduction is written ``tl.range(..., num_stages=LOOP_STAGES)``
 and gives torch's result at every depth; loops that multiply tiles, unrolled tap loops and loops
 that hold other loops are written as before; a depth outside 1-5 is refused by the host."""
