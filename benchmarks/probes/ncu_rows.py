@@ -87,7 +87,8 @@ def _parse(text: str) -> list[dict]:
     if start < 0:
         return []
     launches: dict[str, dict] = {}
-    for row in csv.DictReader(io.StringIO(text[start:])):
+    body = "\n".join(line for line in text[start:].splitlines() if not line.startswith("=="))  # ncu's notes
+    for row in csv.DictReader(io.StringIO(body)):
         rec = launches.setdefault(row["ID"], {"id": int(row["ID"]), "kernel": row.get("Kernel Name", ""),
                                               "block": row.get("Block Size", ""), "grid": row.get("Grid Size", ""),
                                               "metrics": {}})

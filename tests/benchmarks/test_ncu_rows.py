@@ -66,3 +66,13 @@ def test_no_profiler_on_the_machine_exits_2_and_says_so(ncu, monkeypatch, capsys
 def test_a_candidate_or_eager_is_required(ncu, tmp_path):
     with pytest.raises(SystemExit):
         ncu.main([str(tmp_path / "task.py")])
+
+
+def test_notes_printed_inside_the_table_are_skipped(ncu):
+    text = (HEADER
+            + _line(0, "k0_kernel", "GPU Speed Of Light Throughput", "Duration", "us", "101.5")
+            + "==WARNING== No metrics to show for section(s): MemoryWorkloadAnalysis_Tables.\n"
+            + _line(1, "k1_kernel", "GPU Speed Of Light Throughput", "Duration", "us", "90.0"))
+    launches = ncu._parse(text)
+    assert [r["id"] for r in launches] == [0, 1]
+    assert launches[1]["metrics"]["GPU Speed Of Light Throughput / Duration (us)"] == 90.0
