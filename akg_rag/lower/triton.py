@@ -28,6 +28,7 @@ from akg_rag.lower.triton_expr import join16
 from akg_rag.lower.triton_names import Blocks, Namer
 from akg_rag.lower.triton_host import CHECK_HELPER, K_MAJOR_HELPER, L2_GRID_HELPER, host_source
 from akg_rag.lower.triton_interior import DEFAULT_ALIGN_MODE
+from akg_rag.lower.triton_pipe import DEFAULT_PIPE
 from akg_rag.lower.triton_span import DEFAULT_SPAN_MODE, FLAT_SPAN_MODE
 from akg_rag.lower.triton_kernel import KernelWriter
 from akg_rag.lower.triton_ops import helper_sources, helpers_needing_libdevice
@@ -94,6 +95,8 @@ def emit_triton(sketch: Sketch, name: str) -> KernelSource:
         tunables["SPAN_MODE"] = f"{prefix}_SPAN_MODE"
     if any(kw.loop_staged for _, kw in kernels):   # software-pipelined streaming loops (triton_loops.staged)
         tunables["LOOP_STAGES"] = f"{prefix}_LOOP_STAGES"
+    if any(kw.piped for _, kw in kernels):   # cooperative launches' pipelined form (triton_pipe)
+        tunables["PIPE"] = f"{prefix}_PIPE"
     host = host_source(typed, name, kernels, blocks, tunables)
     values = {**{tunables[p]: v for p, v in typed.tunables.items()},
               tunables["NUM_WARPS"]: default_warps(typed, any(kw.dot_gathers for _, kw in kernels)),
@@ -112,6 +115,8 @@ def emit_triton(sketch: Sketch, name: str) -> KernelSource:
         values[tunables["SPAN_MODE"]] = FLAT_SPAN_MODE if flat else DEFAULT_SPAN_MODE
     if "LOOP_STAGES" in tunables:
         values[tunables["LOOP_STAGES"]] = DEFAULT_LOOP_STAGES
+    if "PIPE" in tunables:
+        values[tunables["PIPE"]] = DEFAULT_PIPE
     code = _module(typed, name, values, helpers, sources, host, k_major="DOT_MODE" in tunables,
                    l2_grid="GRID_MODE" in tunables, resident=any(kw.barriers for _, kw in kernels))
     return KernelSource(code=code, entry=name, tunables=values, tensors=[t.name for t in typed.arguments])

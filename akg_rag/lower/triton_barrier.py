@@ -85,11 +85,14 @@ def emit_barrier(kw: KernelWriter, s: Barrier) -> None:
     count = kw.var(s.count.id)  # type: ignore[union-attr]
     arrived = kw.namer.fresh("arrived")
     kw.emit(f"# barrier({s.counter.tensor}[...], {s.count.id}): wait for the group's other programs")  # type: ignore[union-attr]
+    start = len(kw.lines)
     kw.emit("tl.debug_barrier()  # every thread's stores before the arrival")
     kw.emit(f'tl.atomic_add({ptr}, 1, sem="release")')
+    wait = len(kw.lines)
     kw.emit(f"{arrived} = tl.load({ptr}, volatile=True)")
     kw.emit(f"while {arrived} < {count}:")
     kw.emit(f"    {arrived} = tl.load({ptr}, volatile=True)")
     kw.emit(f'tl.atomic_add({ptr}, 0, sem="acquire")  # synchronises with every arrival')
     kw.emit("tl.debug_barrier()")
+    kw.barrier_at = (start, wait, len(kw.lines))   # arrival, wait, end (akg_rag.lower.triton_pipe)
     kw.after_barrier = True

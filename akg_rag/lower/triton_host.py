@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 
 from akg_rag.lower.triton_barrier import COUNTER_SPACING, counters, counts
+from akg_rag.lower.triton_pipe import PIPE_MAX
 from akg_rag.lower.triton_expr import ExprWriter
 from akg_rag.lower.triton_names import Blocks, Namer
 from akg_rag.lower.triton_kernel import INDENT, KernelWriter
@@ -233,6 +234,11 @@ def host_source(typed: TypedSketch, name: str, kernels: list[tuple[str, KernelWr
         lines.append(f"{INDENT}if {tunables['LOOP_STAGES']} not in (1, 2, 3, 4, 5):")
         lines.append(f'{INDENT * 2}raise ValueError(f"{tunables["LOOP_STAGES"]} must be 1 (streaming loops as '
                      f'written) or 2-5 (their loads software-pipelined that deep), got {{{tunables["LOOP_STAGES"]}!r}}")')
+    if "PIPE" in tunables:
+        pipe = tunables["PIPE"]
+        lines.append(f"{INDENT}if not isinstance({pipe}, int) or not 0 <= {pipe} <= {PIPE_MAX}:")
+        lines.append(f'{INDENT * 2}raise ValueError(f"{pipe} must be 0 (cooperative launches as written) or 1-{PIPE_MAX} '
+                     f'(programs a multiprocessor looping over grid points), got {{{pipe}!r}}")')
     if "CACHE_MODE" in tunables:
         lines.append(f"{INDENT}if {tunables['CACHE_MODE']} not in (1, 2):")
         lines.append(f'{INDENT * 2}raise ValueError(f"{tunables["CACHE_MODE"]} must be 1 (no cache hints) or 2 '
@@ -293,6 +299,9 @@ def _launch(kernel: str, kw: KernelWriter, hx: _HostExpr, blocks: Blocks, tunabl
         reread = ", ".join(py(t) for t in kw.reread) + ("," if len(kw.reread) == 1 else "")
         lines.append(f"{INDENT}launched = _l2_grid(programs, ({reread}), {tunables['GRID_MODE']})")
         launched = "launched"
+    if kw.piped:   # PIPE programs an SM, each looping over grid points (akg_rag.lower.triton_pipe)
+        lines.append(f"{INDENT}launched = min(programs, resident * {tunables['PIPE']}) if {tunables['PIPE']} > 0 else programs")
+        launched = "launched"
     lines.append(f"{INDENT}if programs > 0:")
     if kw.barriers:
         lines.append(f"{INDENT * 2}ticket = torch.zeros((1,), dtype=torch.int32, device={py(kw.tensors()[0])}.device)")
@@ -321,6 +330,8 @@ def _launch(kernel: str, kw: KernelWriter, hx: _HostExpr, blocks: Blocks, tunabl
         kwargs.append(f"SPAN={tunables['NUM_WARPS']} if {tunables['SPAN_MODE']} == 2 else 0")
     if kw.loop_staged:
         kwargs.append(f"LOOP_STAGES={tunables['LOOP_STAGES']}")
+    if kw.piped:
+        kwargs.append(f"PIPE=int({tunables['PIPE']} > 0)")
     kwargs += ["USE_INT64=use_int64", f"num_warps={tunables['NUM_WARPS']}",
                f"num_stages={tunables['NUM_STAGES']}"]
     lines.append(f"{INDENT * 2}{kernel}[({launched},)](")

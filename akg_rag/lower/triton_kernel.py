@@ -24,6 +24,7 @@ from akg_rag.lower.triton_interior import InteriorMixin
 from akg_rag.lower.triton_loops import iterations, staged, unrolled
 from akg_rag.lower.triton_signature import SignatureMixin
 from akg_rag.lower.triton_span import SpanMixin
+from akg_rag.lower.triton_pipe import pipe_lines, pipelinable
 from akg_rag.lower.triton_names import ADD, ATOM, CMP, COMPUTE_TL, MUL, WIDEN_TL, Blocks, Em, Namer, lit
 from akg_rag.lower.typed import GridAxis, Launch, TypedSketch
 from akg_rag.sketch.nodes import (
@@ -62,6 +63,10 @@ class KernelWriter(SignatureMixin, SpanMixin, InteriorMixin, ExprWriter):
         # a launch with barriers (akg_rag.lower.triton_barrier) takes its grid points from tickets
         self.barriers = barriers(launch.body)
         self.after_barrier = False
+        self.barrier_at = (0, 0, 0)       # the barrier's arrival, wait and end in the body's lines
+        self.piped = False                # written with a pipelined form too (host: PIPE)
+        self.decomp_at = (0, 0)           # the prologue's lines from pid to the grid variables
+        self.ranks: dict[str, int] = {}   # a local's tile rank (the pipelined form flattens carried tiles)
         self.ticket = namer.fresh("ticket_ptr") if self.barriers else ""
         self.reuse = Reuse() if self.barriers else reuse(launch.body)
         self.reread = self.reuse.reread
@@ -141,6 +146,7 @@ class KernelWriter(SignatureMixin, SpanMixin, InteriorMixin, ExprWriter):
                 self.tile_dims.pop(s.target, None)
                 d = self.t.definition(s)
                 self.emit(f"{self.var(s.target)} = {self.value(s.value, d.value, d.target).text}")
+                self.ranks[self.var(s.target)] = len(d.target.shape)
                 self.defs[s.target] = s.value
                 # a local holding a non-negative index (an iota plus loop variables) needs no >= 0 mask
                 self.nonneg_locals[s.target] = s.target not in self.carried and self.nonneg(s.value)
@@ -278,6 +284,7 @@ class KernelWriter(SignatureMixin, SpanMixin, InteriorMixin, ExprWriter):
         assert d.value is not None
         self.emit(f"# {print_stmt(s)}")
         dst = self.var(s.dst)
+        self.ranks[dst] = len(d.target.shape)
         if id(s) in self.span_taps:   # the tap from the registers of its span (akg_rag.lower.triton_span)
             self.emit(f"{dst} = {self.span_tap(self.span_taps[id(s)], self.loops[-1][0])}")
         else:
@@ -379,7 +386,15 @@ class KernelWriter(SignatureMixin, SpanMixin, InteriorMixin, ExprWriter):
         self.depth = 1
         self.hide_alignment()
         self.prologue()
-        return "\n".join(self.header() + self.lines + [""] + body) + "\n"
+        head = self.lines
+        if pipelinable(self):   # the barrier's wait behind the next grid point's loads (triton_pipe)
+            d0, d1 = self.decomp_at
+            total = grid_count(self.launch.grid[0], self, "tl.cdiv", self.t)
+            piped = pipe_lines(self, head[d0:d1], body, total)
+            if piped is not None:
+                self.piped = True
+                head, body = head[:d0] + head[d1:], [INDENT + line for line in piped]
+        return "\n".join(self.header() + head + [""] + body) + "\n"
 
     def prologue(self) -> None:
         syms = [self.var(s) for s in self.launch.symbols]
@@ -402,6 +417,7 @@ class KernelWriter(SignatureMixin, SpanMixin, InteriorMixin, ExprWriter):
             for name in ["pid"] + strides + syms:
                 self.emit(f"{INDENT}{name} = tl.cast({name}, tl.int64)")
         grid = self.launch.grid
+        d0 = len(self.lines)
         if len(grid) > 1:
             self.emit(f"# grid point -> ({', '.join(ax.var for ax in grid)}), {grid[-1].var} fastest")
         rest = "pid"
@@ -418,6 +434,7 @@ class KernelWriter(SignatureMixin, SpanMixin, InteriorMixin, ExprWriter):
                 nxt = self.namer.fresh("rest")
                 self.emit(f"{nxt} = {rest} // {count}")
                 rest = nxt
+        self.decomp_at = (d0, len(self.lines))
         for key, s in self.sizes.items():
             offs, block = self.offs(s), self.blocks.name(s)
             self.emit(f"{offs} = tl.arange(0, {block})  # lanes of extent {s.text}")

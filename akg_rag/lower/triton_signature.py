@@ -49,6 +49,9 @@ class SignatureMixin:
         if self.loop_staged:
             out.append(("LOOP_STAGES: tl.constexpr", "loads of a streaming loop in flight: 1 as written, more "
                         "software-pipelined through shared memory (host: LOOP_STAGES)"))
+        if self.piped:
+            out.append(("PIPE: tl.constexpr", "1: programs loop over tickets, each arriving for its next grid point "
+                        "before it waits on the one it holds (host: PIPE; akg_rag.lower.triton_pipe)"))
         out.append(("USE_INT64: tl.constexpr", "int64 index arithmetic (a tensor spans >= 2**31 elements)"))
         return out
 

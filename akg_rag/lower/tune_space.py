@@ -31,6 +31,7 @@ Extents are evaluated at the task's sizes. Values (:func:`kernel_knobs`):
 | ``ALIGN_MODE`` | 1 (the compiler knows the accesses' alignment: vector loads where provable), 2 (hidden: one element a thread per access, consecutive threads on consecutive elements; akg_rag.lower.triton_interior) |
 | ``SPAN_MODE`` | 1 (each tap of an unrolled window loop its own load), 2 (each group of four lanes loads its input span once as aligned vectors and forms the taps in registers; akg_rag.lower.triton_span) |
 | ``LOOP_STAGES`` | 1 (a streaming loop as written: one load a thread in flight), 2-4 (its loads software-pipelined that deep through shared memory; triton_loops.staged) |
+| ``PIPE`` | 0 (a cooperative launch as written), 2-4 (programs a multiprocessor, each looping over grid points and arriving for the next before it waits on the one it holds; triton_pipe) |
 | ``DOT_MODE`` | 1-4: an f32 ``tl.dot`` with IEEE products (1), three TF32 products of operands split into head and tail (2; never one TF32 product), one of the two chosen by the operands' layout at call time (3, the default), or K-major copies of the operands and then three TF32 products (4) |
 
 This is also the relevance filter: a tile larger than its extent's power of two runs the same
@@ -212,6 +213,9 @@ def _values(p: str, value: int, u: _Uses, sizes: Mapping[str, int], dsl: str,
         return (1, 2), "window taps loaded one by one, or formed in registers from each lane group's span"
     if p == "LOOP_STAGES":
         return (1, 2, 3, 4), "loads of a streaming loop in flight: as written, or software-pipelined 2-4 deep"
+    if p == "PIPE":
+        return (0, 2, 3, 4), ("a cooperative launch as written, or 2-4 programs a multiprocessor each arriving for its "
+                              "next grid point before the wait on the one it holds")
     if p == "DOT_MODE":
         return (1, 2, 3, 4), ("f32 dot products: IEEE, three TF32 products of split operands, one of them by "
                               "layout, or K-major operand copies and three TF32 products")

@@ -1,0 +1,140 @@
+"""The pipelined form of a cooperative launch (``PIPE``, akg_rag.lower.triton_pipe): programs loop
+over tickets, arriving for their next grid point before they wait on the one they hold.
+
+Under the interpreter programs run one after another, so the first program runs every grid point
+and the others find the tickets spent; with the barrier count lowered to 1 a row never waits, and
+with it raised to 2 (the host's `_resident` patched) one program completes each row itself by
+arriving for its second chunk before it waits on its first, which is the order the form rests
+on (waiting first would hang). On a GPU the rows' programs really wait for each other."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+import pytest
+import torch
+
+from tests.lower.conftest import INTERPRETED
+from tests.lower.test_barrier import L1, _l1
+
+
+def _norm_region(stat: str):
+    from akg_rag.lower.region import Expr, Output, Reduction, ReductionRegion, Value
+
+    E, I, C = Expr, Expr.input, Expr.call
+    R = lambda name: E("reduced", ref=name)  # noqa: E731
+    shape = (6, 10000)
+    x_v = Value("x", shape, "float32")
+    if stat == "softmax":
+        ex = C("exp", C("sub", I("x"), R("mx")))
+        return ReductionRegion([x_v], shape, (1,), [Reduction("mx", "max", I("x")), Reduction("s", "sum", ex)],
+                               [Output(Value("y", shape, "float32"), C("div", ex, R("s")))])
+    n = E("numel")
+    mean = C("div", R("s"), n)
+    cen = C("sub", I("x"), mean)
+    y = C("mul", cen, C("rsqrt", C("add", C("div", R("v"), n), Expr.const(1e-5))))
+    return ReductionRegion([x_v], shape, (1,), [Reduction("s", "sum", I("x")), Reduction("v", "sum", C("mul", cen, cen))],
+                           [Output(Value("y", shape, "float32"), y), Output(Value("mu", (6,), "float32"), mean, "reduced")])
+
+
+def _run(fn, stat: str, x: torch.Tensor) -> None:
+    y = torch.full_like(x, float("nan"))
+    if stat == "softmax":
+        fn(x, y)
+        torch.testing.assert_close(y, torch.softmax(x, 1), atol=1e-6, rtol=1e-4)
+        return
+    mu = torch.full((x.shape[0],), float("nan"), device=x.device)
+    fn(x, y, mu)
+    torch.testing.assert_close(y, torch.nn.functional.layer_norm(x, (x.shape[1],), eps=1e-5), atol=1e-4, rtol=1e-4)
+    torch.testing.assert_close(mu, x.mean(1), atol=1e-5, rtol=1e-5)
+
+
+def _pipe_block(code: str) -> str:
+    return code[code.index("if PIPE:"):code.index("else:", code.index("if PIPE:"))]
+
+
+def test_a_barrier_launch_is_written_both_ways_and_off_by_default(build):
+    _, module, src = build(L1, "k0")
+    code = src.code
+    assert src.tunables["K0_PIPE"] == 0 and "PIPE: tl.constexpr" in code
+    assert "launched = min(programs, resident * K0_PIPE) if K0_PIPE > 0 else programs" in code
+    assert "PIPE=int(K0_PIPE > 0)" in code
+    ast.parse(code)
+    piped = _pipe_block(code)
+    # the next grid point's arrival comes before the wait on the held one, inside the loop
+    loop = piped[piped.index("while "):]
+    assert loop.index("sem='release'") < loop.index("volatile=True") < loop.index("sem='acquire'")
+    # its loaded chunk is carried, flattened (a rank-2 tile); its index arithmetic is redone
+    assert re.search(r"v_flat = tl\.reshape\(v_next, \(v_next\.numel,\)\)", loop)
+    assert "row_cur = " in loop and "\n            row = " not in loop
+
+
+@pytest.mark.parametrize("pipe", [0, 1, 3, 8])
+def test_the_hand_written_cooperative_sketch_gives_its_result_at_every_pipe(build, device, pipe):
+    fn, module, _ = build(L1, "k0")
+    x = torch.randn(5, 1000, device=device)
+    module.K0_PIPE = pipe
+    for programs in (1, 4):
+        module.K0_C = programs
+        y = torch.full_like(x, float("nan"))
+        fn(x, y)
+        torch.testing.assert_close(y, _l1(x))
+
+
+@pytest.mark.skipif(not INTERPRETED, reason="the interpreter's one-program-at-a-time order is the point")
+@pytest.mark.parametrize("stat", ["softmax", "layer_norm"])
+def test_one_program_completes_rows_of_two_chunks_by_arriving_before_it_waits(build, device, stat):
+    from akg_rag.lower.emit import emit_sketch
+
+    fn, module, src = build(emit_sketch(_norm_region(stat), "k0", barriers=True), "k0")
+    assert "if PIPE:" in src.code
+    module._resident = lambda t: 2    # two chunks a row, both held by the one running program
+    module.K0_COOP = 2
+    module.K0_PIPE = 1                # launched: min(grid, 2 x 1) programs, run one after another
+    x = torch.randn(6, 10000, device=device) * 2 + 1
+    _run(fn, stat, x)
+    module.K0_PIPE = 4
+    _run(fn, stat, x)
+
+
+def test_a_pipe_outside_zero_to_eight_is_refused(build, device):
+    fn, module, _ = build(L1, "k0")
+    x = torch.randn(2, 100, device=device)
+    for bad in (-1, 9, 1.5):
+        module.K0_PIPE = bad
+        with pytest.raises(ValueError, match="K0_PIPE must be 0"):
+            fn(x, torch.empty_like(x))
+
+
+def test_launches_without_one_barrier_have_no_pipelined_form(build):
+    from tests.lower.test_triton import GEMM_F32
+
+    two = L1.replace("    load(part[row, unsqueeze(iota(C), axis=0)] -> ps)\n",
+                     "    barrier(cnt[row], C)\n    load(part[row, unsqueeze(iota(C), axis=0)] -> ps)\n")
+    assert two.count("barrier(") == 2
+    for text in (two, GEMM_F32):
+        _, _, src = build(text, "k0")
+        assert "PIPE" not in src.code and "K0_PIPE" not in src.tunables
+
+
+def test_the_tuner_offers_programs_per_multiprocessor():
+    from akg_rag.lower.tune_space import _values
+
+    values, why = _values("PIPE", 0, None, {}, "triton", {})
+    assert tuple(values) == (0, 2, 3, 4) and "wait" in why
+
+
+@pytest.mark.skipif(INTERPRETED, reason="needs a CUDA GPU: the interpreter runs programs one at a time")
+def test_on_a_gpu_pipelined_rows_wait_for_each_other(build):
+    """Many rows of many programs at 1-4 programs an SM; repeated calls reuse nothing of the last."""
+    fn, module, _ = build(L1, "k0")
+    x = torch.randn(4096, 65535, device="cuda")
+    for pipe in (1, 2, 4):
+        module.K0_PIPE = pipe
+        for programs in (2, 16, 48, 1000):
+            module.K0_C = programs
+            for _ in range(2):
+                y = torch.full_like(x, float("nan"))
+                fn(x, y)
+                torch.testing.assert_close(y, _l1(x), atol=1e-6, rtol=1e-4)
