@@ -30,6 +30,15 @@ def test_a_memory_bound_candidate_with_unpipelined_streaming_loops_is_pointed_at
     assert not any("streaming loops" in f for f in findings(STREAMING, {}, code.replace("= 1", "= 2"), "triton"))
 
 
+def test_a_memory_bound_cooperative_launch_run_as_written_is_pointed_at_the_pipelined_form():
+    code = "K0_COOP = 16\nK0_PIPE = 0\nK1_PIPE = 3\n"
+    out = findings(STREAMING, {"timings": {"roofline_fraction": 0.6}}, code, "triton")
+    piped = [f for f in out if "_PIPE = 3 to try" in f]
+    assert len(piped) == 1 and piped[0].startswith("K0_PIPE = 3 to try:")
+    assert not any("_PIPE = 3 to try" in f for f in findings(GEMM, {}, code, "triton"))
+    assert not any("_PIPE = 3 to try" in f for f in findings(STREAMING, {}, code.replace("= 0", "= 2"), "triton"))
+
+
 def test_compute_bound_and_compile_gap():
     out = findings(GEMM, {"timings": {"roofline_fraction": 0.1, "speedup_eager": 1.3,
                                       "speedup_compile": 0.8}}, "", "cpp")
