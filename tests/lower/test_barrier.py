@@ -192,13 +192,10 @@ def test_a_task_over_long_rows_lowers_cooperatively_for_triton_and_runs(tmp_path
     assert "MATCH" in run.stdout, run.stderr[-3000:]
 
 
-@pytest.mark.parametrize("stat", ["softmax_l1", "layer_norm"])
-def test_the_emitted_cooperative_form_lowers_and_computes(build, device, stat):
-    """The reduction emitter's cooperative form through the Triton backend: online softmax with an
-    L1 normalisation (one level, two statistics), and a layer norm (Welford partials merged) with
-    its mean as a reduced-domain output; rows of 10000 (a tail in the last chunk). Under the
-    interpreter the count is lowered to 1; on a GPU the programs of a row really wait."""
-    from akg_rag.lower.emit import emit_sketch
+def coop_region(stat: str):
+    """A reduction region over rows of 10000 (a tail in the last chunk): online softmax with an L1
+    normalisation (``softmax_l1``: one level, two statistics), or a layer norm (Welford partials
+    merged) with its mean as a reduced-domain output (``layer_norm``)."""
     from akg_rag.lower.region import Expr, Output, Reduction, ReductionRegion, Value
 
     E, I, C = Expr, Expr.input, Expr.call
@@ -207,28 +204,43 @@ def test_the_emitted_cooperative_form_lowers_and_computes(build, device, stat):
     x_v = Value("x", shape, "float32")
     if stat == "softmax_l1":
         ex = C("exp", C("sub", I("x"), R("mx")))
-        region = ReductionRegion([x_v], shape, (1,), [
+        return ReductionRegion([x_v], shape, (1,), [
             Reduction("mx", "max", I("x")), Reduction("a", "sum", C("abs", I("x"))), Reduction("s", "sum", ex)],
             [Output(Value("y", shape, "float32"), C("add", C("div", ex, R("s")), C("div", I("x"), R("a"))))])
-    else:
-        n = E("numel")
-        mean = C("div", R("s"), n)
-        cen = C("sub", I("x"), mean)
-        y = C("mul", cen, C("rsqrt", C("add", C("div", R("v"), n), Expr.const(1e-5))))
-        region = ReductionRegion([x_v], shape, (1,), [Reduction("s", "sum", I("x")), Reduction("v", "sum", C("mul", cen, cen))],
-                                 [Output(Value("y", shape, "float32"), y), Output(Value("mu", (6,), "float32"), mean, "reduced")])
+    n = E("numel")
+    mean = C("div", R("s"), n)
+    cen = C("sub", I("x"), mean)
+    y = C("mul", cen, C("rsqrt", C("add", C("div", R("v"), n), Expr.const(1e-5))))
+    return ReductionRegion([x_v], shape, (1,), [Reduction("s", "sum", I("x")), Reduction("v", "sum", C("mul", cen, cen))],
+                           [Output(Value("y", shape, "float32"), y), Output(Value("mu", (6,), "float32"), mean, "reduced")])
+
+
+def check_coop(fn, stat: str, x: torch.Tensor) -> None:
+    """``fn`` (a lowered ``coop_region(stat)``) on ``x`` against torch."""
+    y = torch.full_like(x, float("nan"))
+    if stat == "softmax_l1":
+        fn(x, y)
+        torch.testing.assert_close(y, torch.softmax(x, 1) + _l1(x), atol=1e-6, rtol=1e-4)
+        return
+    mu = torch.full((x.shape[0],), float("nan"), device=x.device)
+    fn(x, y, mu)
+    torch.testing.assert_close(y, torch.nn.functional.layer_norm(x, (x.shape[1],), eps=1e-5), atol=1e-4, rtol=1e-4)
+    torch.testing.assert_close(mu, x.mean(1), atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("stat", ["softmax_l1", "layer_norm"])
+def test_the_emitted_cooperative_form_lowers_and_computes(build, device, stat):
+    """The reduction emitter's cooperative form through the Triton backend: online softmax with an
+    L1 normalisation (one level, two statistics), and a layer norm (Welford partials merged) with
+    its mean as a reduced-domain output; rows of 10000 (a tail in the last chunk). Under the
+    interpreter the count is lowered to 1; on a GPU the programs of a row really wait."""
+    from akg_rag.lower.emit import emit_sketch
+
+    region = coop_region(stat)
     text = emit_sketch(region, "k0", barriers=True)
     assert text.count("barrier(") == 1 and "COOP = 3" in text, text
     fn, module, _ = build(text, "k0")
-    x = torch.randn(*shape, device=device) * 2 + 1
+    x = torch.randn(6, 10000, device=device) * 2 + 1
     for programs in (1, 3, 8):
         module.K0_COOP = programs
-        y = torch.full_like(x, float("nan"))
-        if stat == "softmax_l1":
-            fn(x, y)
-            torch.testing.assert_close(y, torch.softmax(x, 1) + _l1(x), atol=1e-6, rtol=1e-4)
-        else:
-            mu = torch.full((6,), float("nan"), device=device)
-            fn(x, y, mu)
-            torch.testing.assert_close(y, torch.nn.functional.layer_norm(x, (10000,), eps=1e-5), atol=1e-4, rtol=1e-4)
-            torch.testing.assert_close(mu, x.mean(1), atol=1e-5, rtol=1e-5)
+        check_coop(fn, stat, x)

@@ -16,38 +16,7 @@ import pytest
 import torch
 
 from tests.lower.conftest import INTERPRETED
-from tests.lower.test_barrier import L1, _l1
-
-
-def _norm_region(stat: str):
-    from akg_rag.lower.region import Expr, Output, Reduction, ReductionRegion, Value
-
-    E, I, C = Expr, Expr.input, Expr.call
-    R = lambda name: E("reduced", ref=name)  # noqa: E731
-    shape = (6, 10000)
-    x_v = Value("x", shape, "float32")
-    if stat == "softmax":
-        ex = C("exp", C("sub", I("x"), R("mx")))
-        return ReductionRegion([x_v], shape, (1,), [Reduction("mx", "max", I("x")), Reduction("s", "sum", ex)],
-                               [Output(Value("y", shape, "float32"), C("div", ex, R("s")))])
-    n = E("numel")
-    mean = C("div", R("s"), n)
-    cen = C("sub", I("x"), mean)
-    y = C("mul", cen, C("rsqrt", C("add", C("div", R("v"), n), Expr.const(1e-5))))
-    return ReductionRegion([x_v], shape, (1,), [Reduction("s", "sum", I("x")), Reduction("v", "sum", C("mul", cen, cen))],
-                           [Output(Value("y", shape, "float32"), y), Output(Value("mu", (6,), "float32"), mean, "reduced")])
-
-
-def _run(fn, stat: str, x: torch.Tensor) -> None:
-    y = torch.full_like(x, float("nan"))
-    if stat == "softmax":
-        fn(x, y)
-        torch.testing.assert_close(y, torch.softmax(x, 1), atol=1e-6, rtol=1e-4)
-        return
-    mu = torch.full((x.shape[0],), float("nan"), device=x.device)
-    fn(x, y, mu)
-    torch.testing.assert_close(y, torch.nn.functional.layer_norm(x, (x.shape[1],), eps=1e-5), atol=1e-4, rtol=1e-4)
-    torch.testing.assert_close(mu, x.mean(1), atol=1e-5, rtol=1e-5)
+from tests.lower.test_barrier import L1, _l1, check_coop, coop_region
 
 
 def _pipe_block(code: str) -> str:
@@ -83,19 +52,19 @@ def test_the_hand_written_cooperative_sketch_gives_its_result_at_every_pipe(buil
 
 
 @pytest.mark.skipif(not INTERPRETED, reason="the interpreter's one-program-at-a-time order is the point")
-@pytest.mark.parametrize("stat", ["softmax", "layer_norm"])
+@pytest.mark.parametrize("stat", ["softmax_l1", "layer_norm"])
 def test_one_program_completes_rows_of_two_chunks_by_arriving_before_it_waits(build, device, stat):
     from akg_rag.lower.emit import emit_sketch
 
-    fn, module, src = build(emit_sketch(_norm_region(stat), "k0", barriers=True), "k0")
+    fn, module, src = build(emit_sketch(coop_region(stat), "k0", barriers=True), "k0")
     assert "if PIPE:" in src.code
     module._resident = lambda t: 2    # two chunks a row, both held by the one running program
     module.K0_COOP = 2
     module.K0_PIPE = 1                # launched: min(grid, 2 x 1) programs, run one after another
     x = torch.randn(6, 10000, device=device) * 2 + 1
-    _run(fn, stat, x)
+    check_coop(fn, stat, x)
     module.K0_PIPE = 4
-    _run(fn, stat, x)
+    check_coop(fn, stat, x)
 
 
 def test_a_pipe_outside_zero_to_eight_is_refused(build, device):
