@@ -28,7 +28,7 @@ from akg_rag.lower.triton_expr import join16
 from akg_rag.lower.triton_names import Blocks, Namer
 from akg_rag.lower.triton_host import CHECK_HELPER, K_MAJOR_HELPER, L2_GRID_HELPER, host_source
 from akg_rag.lower.triton_interior import DEFAULT_ALIGN_MODE
-from akg_rag.lower.triton_pipe import DEFAULT_PIPE
+from akg_rag.lower.triton_pipe import pipe_default
 from akg_rag.lower.triton_span import DEFAULT_SPAN_MODE, FLAT_SPAN_MODE
 from akg_rag.lower.triton_kernel import KernelWriter
 from akg_rag.lower.triton_ops import helper_sources, helpers_needing_libdevice
@@ -116,7 +116,7 @@ def emit_triton(sketch: Sketch, name: str) -> KernelSource:
     if "LOOP_STAGES" in tunables:
         values[tunables["LOOP_STAGES"]] = DEFAULT_LOOP_STAGES
     if "PIPE" in tunables:
-        values[tunables["PIPE"]] = DEFAULT_PIPE
+        values[tunables["PIPE"]] = pipe_default([kw for _, kw in kernels])
     code = _module(typed, name, values, helpers, sources, host, k_major="DOT_MODE" in tunables,
                    l2_grid="GRID_MODE" in tunables, resident=any(kw.barriers for _, kw in kernels))
     return KernelSource(code=code, entry=name, tunables=values, tensors=[t.name for t in typed.arguments])

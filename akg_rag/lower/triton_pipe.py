@@ -31,8 +31,16 @@ if TYPE_CHECKING:
     from akg_rag.lower.triton_kernel import KernelWriter
 
 DEFAULT_PIPE = 0   # programs a multiprocessor of a pipelined cooperative launch; 0: as written
+HINTED_PIPE = 3    # ... the default where the launch's grid loop is hinted ``pipeline`` (emit/coop.py)
 PIPE_MAX = 8
 INDENT = "    "
+
+
+def pipe_default(kernels: list[KernelWriter]) -> int:
+    """The ``PIPE`` a module ships with: ``HINTED_PIPE`` where a pipelined launch's grid loop is
+    hinted ``pipeline`` (the emitter knows its chunk is short enough to pay), else off."""
+    hinted = any(kw.piped and any(h.kind == "pipeline" for h in kw.launch.grid[0].loop.hints) for kw in kernels)
+    return HINTED_PIPE if hinted else DEFAULT_PIPE
 
 
 def pipelinable(kw: KernelWriter) -> bool:

@@ -26,6 +26,12 @@ COOP_MIN = 16            # ... programs and the registers hold it; doubled while
 COOP_MAX = 64            # ... than COOP_MAX programs (the host lowers it to the GPU's SM count)
 COOP_THREADS = 256       # threads a program (eight warps: the Triton backend's default for barriers)
 COOP_HELD_MAX = 64       # elements a thread holds x (tensors read per element + 1): above, the loop form
+# a chunk of at most this many elements hints its grid loop `pipeline`: the Triton backend's
+# pipelined form (akg_rag.lower.triton_pipe) is then on by default. On an H100 it paid for
+# 4096-element chunks (L1/L2 norms of 65535-element rows, 1.08-1.10x at three programs an SM) and
+# not for 8192 (softmax 1.03x, log-softmax and instance norm 0.99x: 128 registers a thread
+# pipelined, two programs an SM)
+COOP_PIPE_CHUNK = 4096
 
 
 def coop_count(rn: int, tensors: int = 1) -> int:
@@ -94,7 +100,11 @@ class CoopMixin:
         w.tensor(cnt, ksyms + [str(len(levels))], "temp")
         self.KB = "1"
         pid = w.fresh("pid")
-        w.loop(1, pid, f"{self.KN} * {COOP}", "parallel")
+        rn = 1
+        for d in self.red:
+            rn *= r.shape[d]
+        short = len(levels) == 1 and -(-rn // count // 16) * 16 <= COOP_PIPE_CHUNK   # the chunk at the default count
+        w.loop(1, pid, f"{self.KN} * {COOP}", "parallel", more=(("pipeline", "grid"),) if short else ())
         row, sk = w.fresh("row"), w.fresh("sk")
         w.emit(2, f"{row} = {pid} // {COOP}")
         w.emit(2, f"{sk} = {pid} % {COOP}")
