@@ -16,7 +16,7 @@ lacks one only if every running program holds two of its grid points (tickets ar
 so none is held past it), which needs a barrier count above twice the running programs; the host
 keeps the count at most the SM count and launches at least one program an SM (or the whole grid).
 A ticket past the grid runs the statements before the barrier on the grid's last point (its loads
-in bounds, its partials the same values that point's own program stores) and does not arrive.
+in bounds) with every store skipped, and does not arrive.
 """
 
 from __future__ import annotations
@@ -90,6 +90,18 @@ def _renamed(lines: list[str], names: dict[str, str]) -> list[str]:
     return ast.unparse(_Rename(names).visit(_tree(lines))).splitlines()
 
 
+def _guarded(lines: list[str], test: str) -> list[str]:
+    """``lines`` (unindented statements) with every bare call among them (a store, an atomic)
+    under ``if test:``, so a ticket past the grid writes nothing."""
+    tree = _tree(lines)
+    body: list[ast.stmt] = []
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+            stmt = ast.If(test=ast.parse(test, mode="eval").body, body=[stmt], orelse=[])
+        body.append(stmt)
+    return ast.unparse(ast.fix_missing_locations(ast.Module(body, []))).splitlines() if lines else []
+
+
 def _at(lines: list[str], depth: int) -> list[str]:
     """Statements written at depth 1 (the kernel body), moved to ``depth`` (relative: the
     kernel writer indents the whole form once more)."""
@@ -157,7 +169,7 @@ def pipe_lines(kw: KernelWriter, decomp: list[str], body: list[str], total: str)
     out = ["if PIPE:  # the barrier's wait behind the next grid point's loads (akg_rag.lower.triton_pipe)",
            f"{INDENT}{tot} = {total}",
            f"{INDENT}{tk} = pid",
-           f"{INDENT}pid = tl.minimum({tk}, {tot} - 1)  # a ticket past the grid: the last point, no arrival"]
+           f"{INDENT}pid = tl.minimum({tk}, {tot} - 1)  # a ticket past the grid: the last point's loads, no store"]
     out += _at(pre, 1)
     out.append(f"{INDENT}if {tk} < {tot}:")
     out += _at(arrive, 2)
@@ -167,7 +179,7 @@ def pipe_lines(kw: KernelWriter, decomp: list[str], body: list[str], total: str)
             f"{d}if USE_INT64:",
             f"{d}{INDENT}{tk_n} = tl.cast({tk_n}, tl.int64)",
             f"{d}{pid_n} = tl.minimum({tk_n}, {tot} - 1)"]
-    out += [d + line for line in _renamed(pre, nxt)]
+    out += [d + line for line in _guarded(_renamed(pre, nxt), f"{tk_n} < {tot}")]
     out.append(f"{d}if {tk_n} < {tot}:")
     out += [d3 + line for line in _renamed(arrive, nxt)]
     # this iteration's grid point: its index arithmetic redone, its loaded values unflattened

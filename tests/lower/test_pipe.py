@@ -37,6 +37,10 @@ def test_a_barrier_launch_is_written_both_ways_and_off_by_default(build):
     # its loaded chunk is carried, flattened (a rank-2 tile); its index arithmetic is redone
     assert re.search(r"v_flat = tl\.reshape\(v_next, \(v_next\.numel,\)\)", loop)
     assert "row_cur = " in loop and "\n            row = " not in loop
+    # a ticket past the grid loads the last point again but stores nothing
+    ahead = loop[:loop.index("volatile=True")].splitlines()
+    stores = [k for k, line in enumerate(ahead) if "tl.store(" in line]
+    assert stores and all(ahead[k - 1].strip().startswith("if tk_next < ") for k in stores)
 
 
 @pytest.mark.parametrize("pipe", [0, 1, 3, 8])
