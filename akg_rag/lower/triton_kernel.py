@@ -66,7 +66,6 @@ class KernelWriter(SignatureMixin, SpanMixin, InteriorMixin, ExprWriter):
         self.barrier_at = (0, 0, 0)       # the barrier's arrival, wait and end in the body's lines
         self.piped = False                # written with a pipelined form too (host: PIPE)
         self.decomp_at = (0, 0)           # the prologue's lines from pid to the grid variables
-        self.ranks: dict[str, int] = {}   # a local's tile rank (the pipelined form flattens carried tiles)
         self.ticket = namer.fresh("ticket_ptr") if self.barriers else ""
         self.reuse = Reuse() if self.barriers else reuse(launch.body)
         self.reread = self.reuse.reread
@@ -146,7 +145,6 @@ class KernelWriter(SignatureMixin, SpanMixin, InteriorMixin, ExprWriter):
                 self.tile_dims.pop(s.target, None)
                 d = self.t.definition(s)
                 self.emit(f"{self.var(s.target)} = {self.value(s.value, d.value, d.target).text}")
-                self.ranks[self.var(s.target)] = len(d.target.shape)
                 self.defs[s.target] = s.value
                 # a local holding a non-negative index (an iota plus loop variables) needs no >= 0 mask
                 self.nonneg_locals[s.target] = s.target not in self.carried and self.nonneg(s.value)
@@ -284,7 +282,6 @@ class KernelWriter(SignatureMixin, SpanMixin, InteriorMixin, ExprWriter):
         assert d.value is not None
         self.emit(f"# {print_stmt(s)}")
         dst = self.var(s.dst)
-        self.ranks[dst] = len(d.target.shape)
         if id(s) in self.span_taps:   # the tap from the registers of its span (akg_rag.lower.triton_span)
             self.emit(f"{dst} = {self.span_tap(self.span_taps[id(s)], self.loops[-1][0])}")
         else:

@@ -111,31 +111,30 @@ def _at(lines: list[str], depth: int) -> list[str]:
     return out
 
 
-def _fresh_first(lines: list[str], ours: list[str]) -> bool:
-    """Every name of ``ours`` is stored before any statement of ``lines`` reads it (none comes
-    from before them, so the next grid point's copy may rename it)."""
-    seen: set[str] = set()
-    for stmt in _tree(lines).body:
-        v = _Names()
-        v.visit(stmt)
-        if any(n in v.loaded and n not in seen for n in ours):
-            return False
-        seen.update(v.stored)
-    return True
+def _names_of(node: ast.AST) -> _Names:
+    v = _Names()
+    v.visit(node)
+    return v
 
 
-def _loaded(lines: list[str]) -> tuple[list[ast.stmt], set[str]]:
-    """The statements of ``lines`` and the names they set from memory: by a load or an atomic,
-    or from such a name (the rest is index arithmetic, cheaper to redo than to keep)."""
-    stmts = _tree(lines).body if lines else []
+def _split(stmts: list[ast.stmt]) -> tuple[list[str], set[str]] | None:
+    """One pass over the statements before the barrier: the names they set, in order, and those
+    set from memory (by a load or an atomic, or from such a name; the rest is index arithmetic,
+    cheaper to redo than to keep). None where a statement reads one of those names before any
+    of them sets it (its value comes from before them: the next grid point's copy could not
+    rename it)."""
+    seen = [(stmt, _names_of(stmt)) for stmt in stmts]
+    every = {n for _, v in seen for n in v.stored} - {"pid"}
+    stored: list[str] = []
     held: set[str] = set()
-    for stmt in stmts:
-        v = _Names()
-        v.visit(stmt)
+    for stmt, v in seen:
+        if (v.loaded & every) - set(stored):
+            return None
         reads = any(isinstance(n, ast.Attribute) and n.attr.startswith(("load", "atomic")) for n in ast.walk(stmt))
         if reads or v.loaded & held or not isinstance(stmt, ast.Assign):
             held.update(v.stored)
-    return stmts, held
+        stored += [n for n in v.stored if n not in stored]
+    return stored, held
 
 
 def pipe_lines(kw: KernelWriter, decomp: list[str], body: list[str], total: str) -> list[str] | None:
@@ -146,25 +145,26 @@ def pipe_lines(kw: KernelWriter, decomp: list[str], body: list[str], total: str)
     ``total``: the grid's points (an expression of the kernel's arguments).
 
     Of the values the statements after the barrier use, those set from memory (a chunk's loads)
-    are carried from one iteration to the next, tiles of rank 2 or more flattened to 1-D (Triton
-    3.6's layout pass fails on a loop-carried 2-D tile); index arithmetic is redone from the
-    carried ``pid`` under fresh names, so it holds no register across the wait."""
+    are carried from one iteration to the next; index arithmetic is redone from the held ticket
+    under fresh names, so it holds no register across the wait (a loop-carried program id made
+    Triton 3.7's layout pass fail)."""
     a0, w0, w1 = kw.barrier_at
     pre, arrive, wait, post = decomp + body[:a0], body[a0:w0], body[w0:w1], body[w1:]
-    before = _names(pre)
-    after = _names(wait + post)
-    ours = [n for n in before.stored if n != "pid"]
-    if not _fresh_first(pre, ours):
+    stmts = _tree(pre).body
+    split = _split(stmts)
+    if split is None:
         return None
-    stmts, held = _loaded(pre)
+    stored, held = split
+    used = _names(wait + post).loaded
+    ours = [n for n in stored if n != "pid"]
     fresh = kw.namer.fresh
     tk, tk_n, tot, pid_n = fresh("tk"), fresh("tk_next"), fresh("points"), fresh("pid_next")
     nxt = {n: fresh(f"{n}_next") for n in ours}
     nxt["pid"] = pid_n
     cur = {n: fresh(f"{n}_cur") for n in ours if n not in held}
-    carried = [n for n in ours if n in held and n in after.loaded]
-    flat = {n: fresh(f"{n}_flat") for n in carried if kw.ranks.get(n, 0) >= 2}
-    redo = [st for st in stmts if isinstance(st, ast.Assign) and not (_stored(st) & held)]
+    cur["pid"] = tk   # inside the loop the held ticket is a grid point: pid is the ticket itself
+    carried = [n for n in ours if n in held and n in used]
+    redo = [st for st in stmts if isinstance(st, ast.Assign) and not (set(_names_of(st).stored) & held)]
     d, d3 = INDENT * 2, INDENT * 3
     out = ["if PIPE:  # the barrier's wait behind the next grid point's loads (akg_rag.lower.triton_pipe)",
            f"{INDENT}{tot} = {total}",
@@ -173,7 +173,6 @@ def pipe_lines(kw: KernelWriter, decomp: list[str], body: list[str], total: str)
     out += _at(pre, 1)
     out.append(f"{INDENT}if {tk} < {tot}:")
     out += _at(arrive, 2)
-    out += [f"{INDENT}{f} = tl.reshape({n}, ({n}.numel,))  # carried flat" for n, f in flat.items()]
     out.append(f"{INDENT}while {tk} < {tot}:")
     out += [f"{d}{tk_n} = tl.atomic_add({kw.ticket}, 1)",
             f"{d}if USE_INT64:",
@@ -182,21 +181,11 @@ def pipe_lines(kw: KernelWriter, decomp: list[str], body: list[str], total: str)
     out += [d + line for line in _guarded(_renamed(pre, nxt), f"{tk_n} < {tot}")]
     out.append(f"{d}if {tk_n} < {tot}:")
     out += [d3 + line for line in _renamed(arrive, nxt)]
-    # this iteration's grid point: its index arithmetic redone, its loaded values unflattened
-    # (inside the loop the held ticket is a grid point: pid is the ticket itself)
-    out += [d + line for line in ast.unparse(_Rename({**cur, "pid": tk}).visit(ast.Module(redo, []))).splitlines()]
-    cur.update({n: fresh(f"{n}_cur") for n in flat})   # a name set before the loop would be carried
-    out += [f"{d}{cur[n]} = tl.reshape({f}, {nxt[n]}.shape)" for n, f in flat.items()]
-    out += [d + line for line in _renamed(wait + post, {**cur, "pid": tk})]
+    # this iteration's grid point: its index arithmetic redone, then the statements after the barrier
+    out += [d + line for line in ast.unparse(_Rename(cur).visit(ast.Module(redo, []))).splitlines()]
+    out += [d + line for line in _renamed(wait + post, cur)]
     out.append(f"{d}{tk} = {tk_n}")
-    out += [f"{d}{flat[n]} = tl.reshape({nxt[n]}, ({nxt[n]}.numel,))" if n in flat else f"{d}{n} = {nxt[n]}"
-            for n in carried]
+    out += [f"{d}{n} = {nxt[n]}" for n in carried]
     out.append("else:")
     out += _at(pre + arrive + wait + post, 1)
     return out
-
-
-def _stored(stmt: ast.stmt) -> set[str]:
-    v = _Names()
-    v.visit(stmt)
-    return set(v.stored)

@@ -18,6 +18,8 @@ has barriers. A mixin of ``akg_rag.lower.emit.reduction._Emitter``.
 
 from __future__ import annotations
 
+import math
+
 from akg_rag.lower.emit.common import ExprWriter, decompose
 from akg_rag.lower.region import Value
 
@@ -100,9 +102,7 @@ class CoopMixin:
         w.tensor(cnt, ksyms + [str(len(levels))], "temp")
         self.KB = "1"
         pid = w.fresh("pid")
-        rn = 1
-        for d in self.red:
-            rn *= r.shape[d]
+        rn = math.prod(r.shape[d] for d in self.red)
         short = len(levels) == 1 and -(-rn // count // 16) * 16 <= COOP_PIPE_CHUNK   # the chunk at the default count
         w.loop(1, pid, f"{self.KN} * {COOP}", "parallel", more=(("pipeline", "grid"),) if short else ())
         row, sk = w.fresh("row"), w.fresh("sk")
