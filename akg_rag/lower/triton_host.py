@@ -33,7 +33,7 @@ def _rank(t, name, decl, rank):
 
 def _expect(t, name, decl, shape, dtype, sizes):
     """Raise ValueError unless tensor ``t`` has ``shape`` and ``dtype``."""
-    if tuple(t.shape) != tuple(shape):
+    if t.shape != shape:
         raise ValueError(f"{name} has shape {tuple(t.shape)}, expected {decl} = {tuple(shape)} with {sizes}")
     if t.dtype != dtype:
         raise ValueError(f"{name} has dtype {t.dtype}, expected {dtype} ({decl})")
@@ -41,7 +41,14 @@ def _expect(t, name, decl, shape, dtype, sizes):
 
 def _span(t):
     """Elements between a tensor's first and last addressed element, plus one (at least numel)."""
+    if t.is_contiguous():
+        return t.numel()
     return max(t.numel(), 1 + sum((s - 1) * abs(st) for s, st in zip(t.shape, t.stride())))
+
+
+def _p2(n):
+    """The smallest power of two >= n, and 1 for n < 1 (a tile extent)."""
+    return 1 << (n - 1).bit_length() if n > 1 else 1
 '''
 
 
@@ -309,7 +316,7 @@ def _launch(kernel: str, kw: KernelWriter, hx: _HostExpr, blocks: Blocks, tunabl
     for name in kw.tensors():
         args.append(py(name))
     for name in kw.tensors():
-        args += [f"{py(name)}.stride({k})" for k in range(len(kw.t.shapes[name]))]
+        args.append(f"*{py(name)}.stride()")  # one call for every dim: the rank is checked above
     args += [rename.get(s, py(s)) for s in launch.symbols]
     if kw.barriers:
         args.append("ticket")

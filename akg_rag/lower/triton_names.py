@@ -81,7 +81,7 @@ class Blocks:
     """The power-of-two block size of every tile extent of a sketch, shared by kernels and host.
 
     A constant extent gets a literal block; any other extent a ``BLOCK_*`` constexpr the host
-    computes with ``triton.next_power_of_2``. Extents that are ``matmul`` dimensions get at least
+    computes with ``_p2`` (the next power of two). Extents that are ``matmul`` dimensions get at least
     16 (``tl.dot``'s minimum)."""
 
     def __init__(self, typed: TypedSketch, namer: Namer) -> None:
@@ -124,7 +124,7 @@ class Blocks:
 
     def host(self, s: Size, size_text: str) -> str:
         """Host expression of a run-time block size."""
-        pow2 = f"triton.next_power_of_2(max(1, {size_text}))"
+        pow2 = f"_p2({size_text})"
         return f"max(16, {pow2})" if s.key in self.dot else pow2
 
     def padded(self, s: Size) -> bool:

@@ -5,6 +5,8 @@ a call, each a median over ``--calls`` calls after a warm-up:
 
 * ``host_us``  -- wall time to *issue* one call with the GPU kept busy (a long sleep kernel queued
   first), so nothing waits on the device: the wrapper's checks, allocations and launchers alone;
+* ``warm_host_us`` -- the same issue time for calls issued back to back behind one sleep, so the
+  host's caches and clocks stay warm (the first figure is each call's after a wait on the device);
 * ``gpu_us``   -- CUDA events around back-to-back calls, no flush: the device's time a call when
   the queue never runs dry;
 * ``timed_us`` -- the verifier's own single-call figure (L2 flush, events around one call).
@@ -12,8 +14,13 @@ a call, each a median over ``--calls`` calls after a warm-up:
 When ``host_us`` approaches ``timed_us`` minus the flush's own length the row is bound by the host
 rather than the kernel, and a faster kernel would not show; a CUDA-graph replay would.
 
+``--breakdown`` (a candidate) splits ``host_us``: ``wrapper_us`` is the call with every Triton launch
+replaced by a no-op (the candidate's checks, views and allocations), ``jit_us`` the launches alone
+through ``JITFunction`` with the arguments of the call, ``direct_us`` the same launches through the
+compiled kernels' own launchers (no binder, no cache key) -- what a cached launcher would pay.
+
     PYTHONPATH=. python benchmarks/probes/host_overhead.py TASK.py [CANDIDATE.py] [--eager] \
-        [--set K0_BLOCK=4096] [--calls 50] [--json OUT.jsonl]
+        [--set K0_BLOCK=4096] [--calls 50] [--breakdown] [--json OUT.jsonl]
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--eager", action="store_true", help="the task's own model instead of a candidate")
     ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a tunable's value (repeatable)")
     ap.add_argument("--calls", type=int, default=50, help="calls a figure (default 50)")
+    ap.add_argument("--breakdown", action="store_true", help="split the issue time (a candidate only)")
     ap.add_argument("--label", default="")
     ap.add_argument("--json", metavar="OUT", help="append one JSON line")
     args = ap.parse_args(argv)
@@ -67,6 +75,14 @@ def main(argv: list[str] | None = None) -> int:
             host.append((time.perf_counter_ns() - t0) / 1e3)
             torch.cuda.synchronize()
 
+        # warm: calls issued back to back behind one sleep (caches and clocks warm after the first)
+        torch.cuda._sleep(200_000_000)
+        t0 = time.perf_counter_ns()
+        for _ in range(n):
+            model(*inputs)
+        warm_us = (time.perf_counter_ns() - t0) / 1e3 / n
+        torch.cuda.synchronize()
+
         # gpu: back-to-back calls between two events, the queue never empty
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         torch.cuda._sleep(50_000_000)
@@ -80,17 +96,93 @@ def main(argv: list[str] | None = None) -> int:
         # timed: the verifier's single-call measurement
         timed = [timing._one_run(lambda: model(*inputs), device)[0] * 1e3 for _ in range(n)]
 
+        parts = breakdown(model, inputs, n) if args.breakdown and not args.eager else {}
+
     row = {"task": Path(args.task).stem, "candidate": "eager" if args.eager else str(args.candidate),
            "set": dict(settings(args.set)), "label": args.label, "device": torch.cuda.get_device_name(),
-           "calls": n, "host_us": round(statistics.median(host), 2), "gpu_us": round(gpu_us, 2),
-           "timed_us": round(statistics.median(timed), 2)}
+           "calls": n, "host_us": round(statistics.median(host), 2), "warm_host_us": round(warm_us, 2), "gpu_us": round(gpu_us, 2),
+           "timed_us": round(statistics.median(timed), 2), **parts}
     print(f"{row['task']} {row['candidate'] if args.eager else Path(row['candidate']).parent.name}: "
-          f"host {row['host_us']} us to issue, gpu {row['gpu_us']} us back to back, "
+          f"host {row['host_us']} us to issue ({row['warm_host_us']} warm), gpu {row['gpu_us']} us back to back, "
           f"timed {row['timed_us']} us (flush, one call)")
+    if parts:
+        print("  " + ", ".join(f"{k} {v}" for k, v in parts.items()))
     if args.json:
         with open(args.json, "a") as f:
             f.write(json.dumps(row) + "\n")
     return 0
+
+
+def _issue_us(fn, n: int) -> tuple[float, float]:
+    """Wall time to issue ``fn()`` with the device kept busy: the median over calls each made after
+    a wait on the device, and the mean of calls issued back to back (warm)."""
+    import torch
+
+    times = []
+    for _ in range(n):
+        torch.cuda._sleep(50_000_000)
+        t0 = time.perf_counter_ns()
+        fn()
+        times.append((time.perf_counter_ns() - t0) / 1e3)
+        torch.cuda.synchronize()
+    torch.cuda._sleep(200_000_000)
+    t0 = time.perf_counter_ns()
+    for _ in range(n):
+        fn()
+    warm = (time.perf_counter_ns() - t0) / 1e3 / n
+    torch.cuda.synchronize()
+    return round(statistics.median(times), 2), round(warm, 2)
+
+
+def breakdown(model, inputs, n: int) -> dict:
+    """``wrapper_us``, ``jit_us`` and ``direct_us`` of one call (see the module docstring)."""
+    from triton.runtime.jit import JITFunction
+
+    module = sys.modules[type(model).__module__]
+    kernels = {name: k for name, k in vars(module).items() if isinstance(k, JITFunction)}
+    launches: list[tuple] = []
+
+    class Recorder:
+        def __init__(self, name, real, record):
+            self.name, self.real, self.record = name, real, record
+
+        def __getitem__(self, grid):
+            def launch(*a, **kw):
+                if self.record:
+                    launches.append((self.name, grid, a, kw, self.real[grid](*a, **kw)))
+            return launch
+
+    for name, k in kernels.items():
+        setattr(module, name, Recorder(name, k, True))
+    model(*inputs)
+    for name, k in kernels.items():
+        setattr(module, name, Recorder(name, k, False))
+    wrapper, wrapper_warm = _issue_us(lambda: model(*inputs), n)
+    for name, k in kernels.items():
+        setattr(module, name, k)
+
+    def jit_all():
+        for name, grid, a, kw, _ in launches:
+            kernels[name][grid](*a, **kw)
+
+    jit, jit_warm = _issue_us(jit_all, n)
+    out = {"launches": len(launches), "wrapper_us": wrapper, "wrapper_warm_us": wrapper_warm, "jit_us": jit,
+           "jit_warm_us": jit_warm}
+    try:
+        direct = []
+        for name, grid, a, kw, compiled in launches:
+            k = kernels[name]
+            bound = [*a] + [kw[p.name] for p in k.params[len(a):]]
+            g = tuple(grid) + (1,) * (3 - len(grid))
+            direct.append((compiled[g], bound))
+
+        def direct_all():
+            for run, bound in direct:
+                run(*bound)
+        out["direct_us"], out["direct_warm_us"] = _issue_us(direct_all, n)
+    except Exception as e:  # noqa: BLE001 - a probe: say why and keep the other figures
+        out["direct_error"] = f"{type(e).__name__}: {e}"[:200]
+    return out
 
 
 if __name__ == "__main__":
