@@ -68,6 +68,7 @@ def findings(analysis: dict[str, Any], result: dict[str, Any] | None, code: str,
         out.append(f"beats eager but not torch.compile ({timings['speedup_compile']:.2f}x): fuse what "
                    "compile fuses and avoid intermediate tensors")
     out.extend(_profile_findings((result or {}).get("profile")))
+    out.extend(host_findings((result or {}).get("profile"), timings))
     if memory_bound:
         out.extend(stage_switches(code))
         out.extend(pipe_switches(code))
@@ -99,6 +100,31 @@ def _profile_findings(profile: Any) -> list[str]:
     if len(kernels) > 1:
         out.append("several kernels per call: fuse them so intermediates stay in registers/shared memory")
     return out
+
+
+HOST_GAP_SHARE = 0.25   # the share of a timed call its kernels do not cover that is worth a finding
+HOST_GAP_MIN_US = 10.0  # ... and at least this long
+
+
+def host_findings(profile: Any, timings: dict[str, Any]) -> list[str]:
+    """Whether a timed GPU call is longer than its kernels: the host path (argument checks,
+    allocations, Python launchers) or idle gaps between launches show inside the timing. The
+    profile runs calls back to back with warm caches, so part of a gap can be L2 rather than host."""
+    if not profile or not isinstance(profile, list) or not timings.get("candidate_ms"):
+        return []
+    if timings.get("method") != "cuda_event":   # a CPU call is all host; a graph replay has none
+        return []
+    device_us = sum(float(k.get("time_us") or k.get("cuda_time_us") or 0.0) for k in profile if isinstance(k, dict))
+    call_us = 1e3 * float(timings["candidate_ms"])
+    gap = call_us - device_us
+    if device_us <= 0 or gap < HOST_GAP_MIN_US or gap < HOST_GAP_SHARE * call_us:
+        return []
+    launches = sum(float(k.get("count") or 1) for k in profile if isinstance(k, dict))
+    return [f"host-bound call: {call_us:.4g} us timed, its {launches:g} kernel launch(es) {device_us:.4g} us on "
+            f"the device ({gap / call_us:.0%} of the call is the host path or gaps between launches): "
+            "fewer launches (fuse the sketches), a lighter wrapper (fewer checks, views and allocations "
+            "before the first launch), the largest kernel launched first, or a CUDA graph for a "
+            "fixed-shape call; a faster kernel will not show until then"]
 
 
 def offline_findings(reports: list[dict[str, Any]], memory_bound: bool) -> list[str]:

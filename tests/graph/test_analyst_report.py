@@ -79,3 +79,18 @@ def test_report_pairs_attempts_with_routes_and_writes_files(tmp_path):
     assert "| 2 | functional | - | compile_error: error: x / y | correct | 0.5 | 1.50 | - | finish |" in md
     assert paths["kernel"].read_text() == "class ModelNew: pass\n"
     assert paths["sketch"].read_text().startswith("sketch s")
+
+
+def test_a_gpu_call_longer_than_its_kernels_is_called_host_bound():
+    profile = [{"name": "k0_kernel", "time_us": 35.0, "count": 1.0}]
+    host = findings(STREAMING, {"timings": {"candidate_ms": 0.119, "method": "cuda_event"}, "profile": profile},
+                    "", "triton")
+    hits = [f for f in host if f.startswith("host-bound call")]
+    assert len(hits) == 1 and "119 us timed" in hits[0] and "35 us on the device" in hits[0] and "71%" in hits[0]
+    # kernels that fill the call, a CPU call, or a graph replay: no such finding
+    for timings, prof in (({"candidate_ms": 0.040, "method": "cuda_event"}, profile),
+                          ({"candidate_ms": 0.119, "method": "perf_counter"}, profile),
+                          ({"candidate_ms": 0.119, "method": "cuda_graph"}, profile),
+                          ({"candidate_ms": 0.119, "method": "cuda_event"}, None)):
+        assert not any(f.startswith("host-bound") for f in findings(STREAMING, {"timings": timings, "profile": prof},
+                                                                     "", "triton"))
