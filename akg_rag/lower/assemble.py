@@ -21,6 +21,7 @@ from typing import Any
 import torch
 
 from akg_rag.errors import ConfigError
+from akg_rag.lower.launch_order import launch_order
 from akg_rag.lower.library import CORE_MODES
 from akg_rag.lower.region import FallbackStep, KernelStep, LibraryStep, Program, Value, ViewStep
 from akg_rag.lower.source import KernelSource
@@ -121,7 +122,7 @@ def _forward(program: Program, positions: list[int], kernels: dict[str, KernelSo
     first = program.inputs[0].name if program.inputs else next(iter(program.params.values())).name
     lines.append(f"        dev = {first}.device")
     call = "_ext." if dsl == "cpp" else ""
-    for step in program.steps:
+    for step in launch_order(program):   # the heaviest ready kernel first
         if isinstance(step, ViewStep):
             if step.op == "__getitem__":
                 lines.append(f"        {step.out.name} = {step.src.name}[{render_arg(step.args[0])[1:-1]}]")
