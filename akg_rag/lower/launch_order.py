@@ -3,16 +3,15 @@
 A GPU call is timed from before its first launch to after its last. Everything the host does before
 the kernel that moves most of the bytes -- the argument checks, allocations and launches of smaller
 kernels it does not depend on -- runs while the device waits; the same host work issued after that
-launch overlaps it. So steps are issued in a topological order of their data dependencies that,
-whenever several are ready, takes the one moving the most bytes (its tensors' sizes); a host view
-weighs what its heaviest consumer weighs, so it is issued when that consumer is about to be. Steps
-left to torch keep their relative order (an aten op may draw random numbers or write in place), and
-ties keep the program's order, so a chain of dependent steps comes out as it went in.
+launch overlaps it. So the first step issued is the ready one moving the most bytes (its tensors'
+sizes), with the host views it needs (a view weighs what its heaviest consumer weighs); from then
+on the device has work: a consumer of the step just issued comes next where one is ready (its
+input still in L2), else the program's own order as far as the data allows. Steps left to torch keep
+their relative order (an aten op may draw random numbers or write in place), so a chain of
+dependent steps comes out as it went in.
 """
 
 from __future__ import annotations
-
-import heapq
 
 from akg_rag.lower.region import FallbackStep, KernelStep, Program, Step, Value, ViewStep
 
@@ -77,6 +76,9 @@ def launch_order(program: Program) -> list[Step]:
             last_fallback = i
         for j in deps[i]:
             users[j].add(i)
+    feeds: list[set[int]] = []   # the kernels and torch ops a step reads from, through views
+    for i in range(len(steps)):
+        feeds.append(set().union(*(feeds[j] if isinstance(steps[j], ViewStep) else {j} for j in deps[i])))
     weight = [0] * len(steps)
     for i in reversed(range(len(steps))):   # consumers come after their producers in the program
         if isinstance(steps[i], ViewStep):
@@ -85,14 +87,23 @@ def launch_order(program: Program) -> list[Step]:
             reads, writes = rw[i]
             weight[i] = sum(_nbytes(v) for v in {v.name: v for v in (*reads, *writes)}.values())
     waiting = [len(d) for d in deps]
-    ready = [(-weight[i], i) for i in range(len(steps)) if not waiting[i]]
-    heapq.heapify(ready)
+    ready = [i for i in range(len(steps)) if not waiting[i]]
     order: list[Step] = []
+    started = False   # a kernel or torch op has been issued: the device is busy from here on
+    last = -1
     while ready:
-        _, i = heapq.heappop(ready)
+        # first the heaviest ready step (and the views it needs); once the device has work, a
+        # consumer of the step just issued (its input still in L2), else the program's own order
+        if started:
+            i = min(ready, key=lambda k: (last not in feeds[k], k))
+        else:
+            i = min(ready, key=lambda k: (-weight[k], k))
+        ready.remove(i)
         order.append(steps[i])
-        for u in users[i]:
+        if not isinstance(steps[i], ViewStep):
+            started, last = True, i
+        for u in sorted(users[i]):
             waiting[u] -= 1
             if not waiting[u]:
-                heapq.heappush(ready, (-weight[u], u))
+                ready.append(u)
     return order if len(order) == len(steps) else list(steps)

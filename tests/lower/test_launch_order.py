@@ -106,3 +106,41 @@ def test_the_reordered_candidate_computes_the_task(tmp_path):
     run = subprocess.run([sys.executable, str(tmp_path / "driver.py"), str(tmp_path)],
                          env={**os.environ, "TRITON_INTERPRET": "1"}, capture_output=True, text=True, timeout=600)
     assert "MATCH" in run.stdout, run.stderr[-3000:]
+
+
+def _kernel(name, reads, writes):
+    from types import SimpleNamespace
+
+    region = SimpleNamespace(inputs=list(reads), outputs=[SimpleNamespace(value=v) for v in writes])
+    return KernelStep(region=region, name=name)
+
+
+def test_after_the_heaviest_a_consumer_of_the_last_kernel_comes_next():
+    from akg_rag.lower.region import Program, Value
+
+    x, y = Value("x", (50_000_000,), "float32"), Value("y", (25_000_000,), "float32")
+    a, av, b, c = (Value("a", (10_000_000,), "float32"), Value("a_v", (10_000, 1000), "float32"),
+                   Value("b", (10,), "float32"), Value("c", (25_000_000,), "float32"))
+    k2 = _kernel("k2", [y], [c])                 # independent, 200 MB
+    k0 = _kernel("k0", [x], [a])                 # the heaviest, 240 MB
+    view = ViewStep(out=av, src=a, op="view", args=((10_000, 1000),))
+    k1 = _kernel("k1", [av], [b])                # reads k0's output through a view
+    program = Program(inputs=[x, y], params={}, constants={}, steps=[k2, k0, view, k1], outputs=[b, c])
+    order = launch_order(program)
+    _valid(program, order)
+    assert [getattr(s, "name", "view") for s in order] == ["k0", "view", "k1", "k2"]
+    # a program whose heaviest kernel already comes first is left as it is
+    program.steps = [k0, view, k1, k2]
+    assert launch_order(program) == program.steps
+
+
+def test_nothing_moves_past_an_in_place_torch_op():
+    from akg_rag.lower.region import Program, Value
+
+    x, y, a, c = (Value("x", (1000,), "float32"), Value("y", (10**6,), "float32"),
+                  Value("a", (1000,), "float32"), Value("c", (10**6,), "float32"))
+    steps = [FallbackStep(outs=[a], op="aten.mul_.Tensor", args=(x, 2.0)), _kernel("k0", [y], [c])]
+    program = Program(inputs=[x, y], params={}, constants={}, steps=steps, outputs=[a, c])
+    assert launch_order(program) == steps
+    steps[0] = FallbackStep(outs=[a], op="aten.mul.Tensor", args=(x, 2.0))
+    assert [type(s).__name__ for s in launch_order(program)] == ["KernelStep", "FallbackStep"]
