@@ -3,10 +3,11 @@
 A GPU call is timed from before its first launch to after its last. Everything the host does before
 the kernel that moves most of the bytes -- the argument checks, allocations and launches of smaller
 kernels it does not depend on -- runs while the device waits; the same host work issued after that
-launch overlaps it. So the first step issued is the ready one moving the most bytes (its tensors'
-sizes), with the host views it needs (a view weighs what its heaviest consumer weighs); from then
-on the device has work: a consumer of the step just issued comes next where one is ready (its
-input still in L2), else the program's own order as far as the data allows. Steps left to torch keep
+launch overlaps it. So the first launch is the step moving the most bytes (its tensors' sizes)
+among those that need no other kernel or torch op first, preceded only by the host views it
+reads through; from then on the device has work: a consumer of the step just issued comes next
+where one is ready (its input still in L2), else the program's own order as far as the data
+allows. Steps left to torch keep
 their relative order (an aten op may draw random numbers or write in place), so a chain of
 dependent steps comes out as it went in.
 """
@@ -79,31 +80,38 @@ def launch_order(program: Program) -> list[Step]:
     feeds: list[set[int]] = []   # the kernels and torch ops a step reads from, through views
     for i in range(len(steps)):
         feeds.append(set().union(*(feeds[j] if isinstance(steps[j], ViewStep) else {j} for j in deps[i])))
-    weight = [0] * len(steps)
-    for i in reversed(range(len(steps))):   # consumers come after their producers in the program
-        if isinstance(steps[i], ViewStep):
-            weight[i] = max((weight[u] for u in users[i]), default=0)
-        else:
-            reads, writes = rw[i]
-            weight[i] = sum(_nbytes(v) for v in {v.name: v for v in (*reads, *writes)}.values())
+    # the first launch: the heaviest step that needs no kernel or torch op before it (only views)
+    first = [i for i in range(len(steps)) if not isinstance(steps[i], ViewStep) and not feeds[i]]
+    target = max(first, key=lambda i: (_weight(rw[i]), -i)) if first else None
+    views: set[int] = set()          # the views the first launch reads through
+    todo = [target] if target is not None else []
+    while todo:
+        for j in deps[todo.pop()]:
+            views.add(j)
+            todo.append(j)
     waiting = [len(d) for d in deps]
     ready = [i for i in range(len(steps)) if not waiting[i]]
     order: list[Step] = []
-    started = False   # a kernel or torch op has been issued: the device is busy from here on
-    last = -1
+    last = target   # the step whose consumers come next (their input still in L2)
+    pending = target is not None   # the first launch not issued yet: only it and its views go
     while ready:
-        # first the heaviest ready step (and the views it needs); once the device has work, a
-        # consumer of the step just issued (its input still in L2), else the program's own order
-        if started:
-            i = min(ready, key=lambda k: (last not in feeds[k], k))
+        if pending:
+            i = min(k for k in ready if k in views or k == target)
+            pending = i != target
         else:
-            i = min(ready, key=lambda k: (-weight[k], k))
+            i = min(ready, key=lambda k: (last not in feeds[k], k))
         ready.remove(i)
         order.append(steps[i])
         if not isinstance(steps[i], ViewStep):
-            started, last = True, i
+            last = i
         for u in sorted(users[i]):
             waiting[u] -= 1
             if not waiting[u]:
                 ready.append(u)
     return order if len(order) == len(steps) else list(steps)
+
+
+def _weight(rw: tuple[list[Value], list[Value]]) -> int:
+    """Bytes a step's tensors hold, each counted once."""
+    reads, writes = rw
+    return sum(_nbytes(v) for v in {v.name: v for v in (*reads, *writes)}.values())

@@ -144,3 +144,20 @@ def test_nothing_moves_past_an_in_place_torch_op():
     assert launch_order(program) == steps
     steps[0] = FallbackStep(outs=[a], op="aten.mul.Tensor", args=(x, 2.0))
     assert [type(s).__name__ for s in launch_order(program)] == ["KernelStep", "FallbackStep"]
+
+
+def test_only_the_views_the_first_launch_reads_precede_it():
+    from akg_rag.lower.region import Program, Value
+
+    x, w, g = Value("x", (4096, 4096), "float32"), Value("w", (4096, 4096), "float32"), Value("g", (64,), "float32")
+    wt, gv = Value("wt", (4096, 4096), "float32"), Value("gv", (1, 64), "float32")
+    y, z = Value("y", (4096, 4096), "float32"), Value("z", (4096, 4096), "float32")
+    view_g = ViewStep(out=gv, src=g, op="unsqueeze", args=(0,))      # read by the second kernel only
+    view_w = ViewStep(out=wt, src=w, op="permute", args=((1, 0),))   # read by the first
+    k0 = _kernel("k0", [x, wt], [y])
+    k1 = _kernel("k1", [y, gv], [z])
+    program = Program(inputs=[x], params={"w": w, "g": g}, constants={}, steps=[view_g, view_w, k0, k1],
+                      outputs=[z])
+    order = launch_order(program)
+    _valid(program, order)
+    assert [getattr(s, "name", None) or s.out.name for s in order] == ["wt", "k0", "gv", "k1"]
