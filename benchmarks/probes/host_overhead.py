@@ -66,22 +66,9 @@ def main(argv: list[str] | None = None) -> int:
             model(*inputs)
         torch.cuda.synchronize()
 
-        # host: the device kept busy by a sleep long enough to cover every issue
-        host = []
-        for _ in range(n):
-            torch.cuda._sleep(50_000_000)  # ~25-50 ms of GPU cycles ahead of the call
-            t0 = time.perf_counter_ns()
-            model(*inputs)
-            host.append((time.perf_counter_ns() - t0) / 1e3)
-            torch.cuda.synchronize()
-
-        # warm: calls issued back to back behind one sleep (caches and clocks warm after the first)
-        torch.cuda._sleep(200_000_000)
-        t0 = time.perf_counter_ns()
-        for _ in range(n):
-            model(*inputs)
-        warm_us = (time.perf_counter_ns() - t0) / 1e3 / n
-        torch.cuda.synchronize()
+        # host: the device kept busy by a sleep long enough to cover every issue, each call after a
+        # wait on the device, then calls back to back (warm)
+        host_us, warm_us = _issue_us(lambda: model(*inputs), n)
 
         # gpu: back-to-back calls between two events, the queue never empty
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -100,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
 
     row = {"task": Path(args.task).stem, "candidate": "eager" if args.eager else str(args.candidate),
            "set": dict(settings(args.set)), "label": args.label, "device": torch.cuda.get_device_name(),
-           "calls": n, "host_us": round(statistics.median(host), 2), "warm_host_us": round(warm_us, 2), "gpu_us": round(gpu_us, 2),
+           "calls": n, "host_us": host_us, "warm_host_us": warm_us, "gpu_us": round(gpu_us, 2),
            "timed_us": round(statistics.median(timed), 2), **parts}
     print(f"{row['task']} {row['candidate'] if args.eager else Path(row['candidate']).parent.name}: "
           f"host {row['host_us']} us to issue ({row['warm_host_us']} warm), gpu {row['gpu_us']} us back to back, "
@@ -120,7 +107,7 @@ def _issue_us(fn, n: int) -> tuple[float, float]:
 
     times = []
     for _ in range(n):
-        torch.cuda._sleep(50_000_000)
+        torch.cuda._sleep(50_000_000)   # ~25-50 ms of GPU cycles ahead of the call
         t0 = time.perf_counter_ns()
         fn()
         times.append((time.perf_counter_ns() - t0) / 1e3)
