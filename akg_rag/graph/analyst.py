@@ -87,15 +87,18 @@ def findings(analysis: dict[str, Any], result: dict[str, Any] | None, code: str,
     return out
 
 
+def _kernel_us(k: dict[str, Any]) -> float:
+    """A profiler row's time a call, in microseconds."""
+    return float(k.get("time_us") or k.get("cuda_time_us") or 0.0)
+
+
 def _profile_findings(profile: Any) -> list[str]:
     """Findings from a profiler kernel list: [{name, time_us or cuda_time_us, count}] (GPU runs)."""
     if not profile or not isinstance(profile, list):
         return []
-    def t(k: dict[str, Any]) -> float:
-        return float(k.get("time_us") or k.get("cuda_time_us") or 0.0)
-    kernels = sorted((k for k in profile if isinstance(k, dict)), key=t, reverse=True)
-    total = sum(t(k) for k in kernels) or 1.0
-    top = ", ".join(f"{k.get('name', '?')[:40]} {t(k) / total:.0%}" for k in kernels[:3])
+    kernels = sorted((k for k in profile if isinstance(k, dict)), key=_kernel_us, reverse=True)
+    total = sum(_kernel_us(k) for k in kernels) or 1.0
+    top = ", ".join(f"{k.get('name', '?')[:40]} {_kernel_us(k) / total:.0%}" for k in kernels[:3])
     out = [f"profiler: {len(kernels)} kernel(s) per call; top: {top}"]
     if len(kernels) > 1:
         out.append("several kernels per call: fuse them so intermediates stay in registers/shared memory")
@@ -114,7 +117,7 @@ def host_findings(profile: Any, timings: dict[str, Any]) -> list[str]:
         return []
     if timings.get("method") != "cuda_event":   # a CPU call is all host; a graph replay has none
         return []
-    device_us = sum(float(k.get("time_us") or k.get("cuda_time_us") or 0.0) for k in profile if isinstance(k, dict))
+    device_us = sum(_kernel_us(k) for k in profile if isinstance(k, dict))
     call_us = 1e3 * float(timings["candidate_ms"])
     gap = call_us - device_us
     if device_us <= 0 or gap < HOST_GAP_MIN_US or gap < HOST_GAP_SHARE * call_us:

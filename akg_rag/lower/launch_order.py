@@ -14,20 +14,15 @@ dependent steps comes out as it went in.
 
 from __future__ import annotations
 
+import math
+
+import torch
+
 from akg_rag.lower.region import FallbackStep, KernelStep, Program, Step, Value, ViewStep
 
 
-def _itemsize(dtype: str) -> int:
-    import torch
-
-    return getattr(torch, dtype).itemsize if hasattr(torch, dtype) else 4
-
-
 def _nbytes(v: Value) -> int:
-    n = 1
-    for s in v.shape:
-        n *= int(s)
-    return n * _itemsize(v.dtype)
+    return math.prod(v.shape) * getattr(torch, v.dtype, torch.float32).itemsize
 
 
 def _reads_writes(step: Step) -> tuple[list[Value], list[Value]]:
