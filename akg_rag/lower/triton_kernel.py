@@ -10,7 +10,9 @@ A program that reads a tensor again in a later pass (:mod:`akg_rag.lower.reuse`)
 (``CACHE_HINTS``, from the host's ``CACHE_MODE``: the earlier passes load it ``evict_last``, the
 last ``evict_first``, the passes' stores stream with ``.cs``), so the written output does not
 push the row out of L2 before it is read again; and its launch loops over its ``PROGRAMS`` grid
-points, so the host (``GRID_MODE``) can run them on fewer programs. Neither changes a result.
+points, so the host (``GRID_MODE``) can run them on fewer programs. Neither changes a result. A
+launch with barriers loops over tickets instead (the next grid point in the order programs ask
+for one: akg_rag.lower.triton_barrier).
 """
 
 from __future__ import annotations
@@ -67,8 +69,9 @@ class KernelWriter(SignatureMixin, SpanMixin, InteriorMixin, ExprWriter):
         self.piped = False                # written with a pipelined form too (host: PIPE)
         self.decomp_at = (0, 0)           # the prologue's lines from pid to the grid variables
         self.ticket = namer.fresh("ticket_ptr") if self.barriers else ""
-        self.reuse = Reuse() if self.barriers else reuse(launch.body)
+        self.reuse = reuse(launch.body)
         self.reread = self.reuse.reread
+        self.next_ticket = namer.fresh("tk") if self.barriers and self.reread else ""
         self.loop_staged = False          # a streaming loop reads LOOP_STAGES (see `staged`)
         self.init_interior(launch.body)   # interior versions of `vectorize` loops and programs
         self.init_span()                  # their unrolled tap loops' span form (akg_rag.lower.triton_span)
@@ -192,7 +195,7 @@ class KernelWriter(SignatureMixin, SpanMixin, InteriorMixin, ExprWriter):
         its = unrolled(s, self.t)
         if its is not None:
             rng = "tl.static_range"
-        elif not self.barriers and staged(s):
+        elif staged(s):
             rng = "tl.range"
             args.append("num_stages=LOOP_STAGES")
             self.loop_staged = True
@@ -379,6 +382,8 @@ class KernelWriter(SignatureMixin, SpanMixin, InteriorMixin, ExprWriter):
             self.depth += 1
         self.program(self.launch.body, grid)
         body = self.lines
+        if self.reread and self.barriers:   # the next ticket, at the end of the ticket loop
+            body.append(f"{INDENT * 2}{self.next_ticket} = tl.atomic_add({self.ticket}, 1)")
         self.lines = []
         self.depth = 1
         self.hide_alignment()
@@ -402,9 +407,16 @@ class KernelWriter(SignatureMixin, SpanMixin, InteriorMixin, ExprWriter):
                 self.emit("if USE_INT64:  # offsets past 2**31 elements: index arithmetic in int64")
                 for name in strides + syms:
                     self.emit(f"{INDENT}{name} = tl.cast({name}, tl.int64)")
-            self.emit("for pid_g in range(tl.program_id(0), PROGRAMS, tl.num_programs(0)):")
-            self.depth += 1
-            self.emit("pid = pid_g")
+            if self.barriers:
+                # with barriers: a loop over tickets, taken in order (akg_rag.lower.triton_barrier)
+                self.emit(f"{self.next_ticket} = tl.atomic_add({self.ticket}, 1)")
+                self.emit(f"while {self.next_ticket} < PROGRAMS:")
+                self.depth += 1
+                self.emit(f"pid = {self.next_ticket}")
+            else:
+                self.emit("for pid_g in range(tl.program_id(0), PROGRAMS, tl.num_programs(0)):")
+                self.depth += 1
+                self.emit("pid = pid_g")
             self.emit("if USE_INT64:")
             self.emit(f"{INDENT}pid = tl.cast(pid, tl.int64)")
         else:

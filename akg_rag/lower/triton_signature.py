@@ -30,7 +30,9 @@ class SignatureMixin:
         if self.barriers:
             out.append((self.ticket, "*i32: the next grid point to run, zeroed by the host"))
         if self.reread:
-            out.append(("PROGRAMS", "grid points; each program runs every num_programs-th one (host: GRID_MODE)"))
+            how = ("each program takes tickets until they run out" if self.barriers
+                   else "each program runs every num_programs-th one")
+            out.append(("PROGRAMS", f"grid points; {how} (host: GRID_MODE)"))
         for tun in self.launch.tunables:
             out.append((f"{self.var(tun)}: tl.constexpr", f"tunable (default {self.t.tunables[tun]})"))
         for key, s in self.sizes.items():

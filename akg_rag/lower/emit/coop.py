@@ -87,30 +87,13 @@ class CoopMixin:
         w, r = self.w, self.region
         levels, online, pairs, sources = self.merged_levels()   # shared passes (emit/onepass.py)
         COOP = w.param("COOP", count)
-        ksyms = [self.syms[d] for d in self.kept]
-        names = [f"k{d}" for d in self.kept]
-        # partials per reduction (a variance's source: its count and squared deviations too)
-        parts: dict[str, list[Value]] = {}
-        for red in (red for group in levels for red in group if red.name not in pairs):
-            dt = {"i64": "int64", "f64": "float64"}.get(self.acc_dtype(red), "float32")
-            base = f"part_{red.name}" if red.name.isidentifier() else "part"
-            kinds = ("", "n", "q") if red.name in sources else ("",)
-            parts[red.name] = [Value(w.fresh(f"{base}{k}"), (1,), dt) for k in kinds]
-            for v in parts[red.name]:
-                w.tensor(v, ksyms + [COOP], "temp")
-        cnt = Value(w.fresh("cnt"), (1,), "int32")
-        w.tensor(cnt, ksyms + [str(len(levels))], "temp")
+        parts, cnt = self.coop_temps(levels, pairs, online, sources, COOP)
         self.KB = "1"
         pid = w.fresh("pid")
         rn = math.prod(r.shape[d] for d in self.red)
         short = len(levels) == 1 and -(-rn // count // 16) * 16 <= COOP_PIPE_CHUNK   # the chunk at the default count
         w.loop(1, pid, f"{self.KN} * {COOP}", "parallel", more=(("pipeline", "grid"),) if short else ())
-        row, sk = w.fresh("row"), w.fresh("sk")
-        w.emit(2, f"{row} = {pid} // {COOP}")
-        w.emit(2, f"{sk} = {pid} % {COOP}")
-        # one row a program: its kept indices are scalars (for the data, partials and counter)
-        kidx = decompose(w, 2, row, ksyms, names)
-        self.kidx, self.kmask = kidx, f"lt({row}, {self.KN})"
+        sk, kidx = self.coop_row(pid, COOP)
         ri, valid = w.fresh("r"), w.fresh("valid")
         # a multiple of 16 elements, so that a chunk's start keeps the row's alignment in sight of
         # the compiler (Triton vectorises a load only where it can prove 16-byte alignment)
@@ -121,23 +104,8 @@ class CoopMixin:
         ew = ExprWriter(w, 2, self.leaf_fn(2, idx))
         ew.prepare([red.expr for red in r.reductions if red.name not in pairs and red.name not in online]
                    + [o.expr for o in r.outputs if o.domain == "full"])
-
-        def part_at(v: Value, s: str) -> str:
-            """A row's partials, addressed with the row's scalar indices: storing one (``s`` the
-            chunk) or loading all of them as a 1-D tile (``s`` an iota). A [1, COOP] tile there
-            got a layout from Triton holding all of it in every thread (sm_90: 166 registers)."""
-            return f"{v.name}[{', '.join(kidx + [s])}]"
-
         s_i = w.fresh("s")
         w.emit(2, f"{s_i} = iota({COOP})")
-
-        def scalar(tile: str, kind: str, name: str = "") -> str:
-            """The row's partials combined: a scalar, broadcast into the chunk's tiles as one (a
-            [1, 1] tile may give the chunk the partials' layout in Triton)."""
-            out = w.fresh(name if name.isidentifier() else "red")
-            w.emit(2, f"{out} = reduce_{kind}({tile}, axis=0)")
-            return out
-
         for level, group in enumerate(levels):
             for red in group:   # this chunk's partials
                 if red.name in pairs or red.name in online:
@@ -155,47 +123,102 @@ class CoopMixin:
                     w.emit(2, f"{dv} = where({valid}, sub({text}, {mu}), 0.0)")
                     w.emit(2, f"{q} = reduce_sum(mul({dv}, {dv}), axis=1, keepdim=1)")
                     for v, x in zip(parts[red.name], (p, n, q)):
-                        w.emit(2, f"store({x} -> {part_at(v, sk)})")
+                        w.emit(2, f"store({x} -> {self.part_at(v, sk)})")
                     continue
                 w.emit(2, f"{p} = reduce_{red.kind}(where({valid}, {text}, {IDENTITY[red.kind]}), axis=1, keepdim=1)")
-                w.emit(2, f"store({p} -> {part_at(parts[red.name][0], sk)})")
+                w.emit(2, f"store({p} -> {self.part_at(parts[red.name][0], sk)})")
                 for x in (x for x, mx in online.items() if mx == red.name):
                     # the chunk's sum of exp(E - its max) (0 for a chunk of -inf: no exp(-inf - -inf))
                     px = w.fresh("p")
                     w.emit(2, f"{px} = where(eq({p}, -inf), 0.0, reduce_sum(where({valid}, exp(sub({text}, {p})), 0.0), "
                               "axis=1, keepdim=1))")
-                    w.emit(2, f"store({px} -> {part_at(parts[x][0], sk)})")
-            w.emit(2, f"barrier({cnt.name}[{', '.join(kidx + [str(level)])}], {COOP})")
-            merged = {}
-            for red in group:   # the row's partials combined, in every program of the row
-                if red.name in pairs or red.name in online:
-                    continue
-                loaded = []
-                for v in parts[red.name]:
-                    pv = w.fresh("pv")
-                    w.emit(2, f"load({part_at(v, s_i)} -> {pv})")
-                    loaded.append(pv)
-                if red.name in sources:   # counts, sums, squared deviations: scalars (1-D tiles)
-                    pv, pn, pq = loaded
-                    merged[red.name] = self.welford_merge(2, pn, pv, pq, None, axis="axis=0")
-                    continue
-                res = scalar(loaded[0], red.kind, red.name)
-                self.results[red.name] = (res, frozenset({"k"}))
-                for x in (x for x, mx in online.items() if mx == red.name):
-                    sx = w.fresh("pv")
-                    w.emit(2, f"load({part_at(parts[x][0], s_i)} -> {sx})")
-                    tot = scalar(f"where(eq({loaded[0]}, -inf), 0.0, mul({sx}, exp(sub({loaded[0]}, {res}))))", "sum", x)
-                    self.results[x] = (tot, frozenset({"k"}))
-            if pairs:
-                self.variance_results(2, pairs, merged, self.merge(kidx, None))
+                    w.emit(2, f"store({px} -> {self.part_at(parts[x][0], sk)})")
+            self.coop_meet(level, group, parts, cnt, s_i, COOP, online, pairs, sources)
         masks = {"k": self.kmask, "r": valid}
         self.store_outputs(2, ew, "full", idx, masks)
-        if not any(o.domain == "reduced" for o in r.outputs):
+        self.coop_reduced_outputs(sk)
+
+    # ---- pieces shared with the streaming form (emit/stream.py) -----------------------------------
+    def coop_temps(self, levels, pairs, online, sources, COOP: str) -> tuple[dict[str, list[Value]], Value]:
+        """Per reduction, its chunks' partials ``[kept..., COOP]`` (a variance's source: its count
+        and squared deviations too), and the rows' barrier counters ``[kept..., levels]``."""
+        w = self.w
+        ksyms = [self.syms[d] for d in self.kept]
+        parts: dict[str, list[Value]] = {}
+        for red in (red for group in levels for red in group if red.name not in pairs):
+            dt = {"i64": "int64", "f64": "float64"}.get(self.acc_dtype(red), "float32")
+            base = f"part_{red.name}" if red.name.isidentifier() else "part"
+            kinds = ("", "n", "q") if red.name in sources else ("",)
+            parts[red.name] = [Value(w.fresh(f"{base}{k}"), (1,), dt) for k in kinds]
+            for v in parts[red.name]:
+                w.tensor(v, ksyms + [COOP], "temp")
+        cnt = Value(w.fresh("cnt"), (1,), "int32")
+        w.tensor(cnt, ksyms + [str(len(levels))], "temp")
+        return parts, cnt
+
+    def coop_row(self, pid: str, COOP: str) -> tuple[str, list[str]]:
+        """The row and chunk of grid point ``pid``: the chunk's name and the row's kept indices
+        (scalars: one row a program, for the data, the partials and the counter)."""
+        w = self.w
+        row, sk = w.fresh("row"), w.fresh("sk")
+        w.emit(2, f"{row} = {pid} // {COOP}")
+        w.emit(2, f"{sk} = {pid} % {COOP}")
+        kidx = decompose(w, 2, row, [self.syms[d] for d in self.kept], [f"k{d}" for d in self.kept])
+        self.kidx, self.kmask = kidx, f"lt({row}, {self.KN})"
+        return sk, kidx
+
+    def part_at(self, v: Value, s: str) -> str:
+        """A row's partials, addressed with the row's scalar indices: storing one (``s`` the
+        chunk) or loading all of them as a 1-D tile (``s`` an iota). A [1, COOP] tile there
+        got a layout from Triton holding all of it in every thread (sm_90: 166 registers)."""
+        return f"{v.name}[{', '.join(self.kidx + [s])}]"
+
+    def coop_meet(self, level: int, group, parts, cnt: Value, s_i: str, COOP: str, online, pairs, sources) -> None:
+        """The barrier of ``level`` on the row's counter, then the row's partials of ``group``
+        loaded (``s_i``: an iota over the row's chunks) and combined into ``results``, in every
+        program of the row."""
+        w = self.w
+        w.emit(2, f"barrier({cnt.name}[{', '.join(self.kidx + [str(level)])}], {COOP})")
+
+        def scalar(tile: str, kind: str, name: str = "") -> str:
+            """The row's partials combined: a scalar, broadcast into the chunk's tiles as one (a
+            [1, 1] tile may give the chunk the partials' layout in Triton)."""
+            out = w.fresh(name if name.isidentifier() else "red")
+            w.emit(2, f"{out} = reduce_{kind}({tile}, axis=0)")
+            return out
+
+        merged = {}
+        for red in group:   # the row's partials combined, in every program of the row
+            if red.name in pairs or red.name in online:
+                continue
+            loaded = []
+            for v in parts[red.name]:
+                pv = w.fresh("pv")
+                w.emit(2, f"load({self.part_at(v, s_i)} -> {pv})")
+                loaded.append(pv)
+            if red.name in sources:   # counts, sums, squared deviations: scalars (1-D tiles)
+                pv, pn, pq = loaded
+                merged[red.name] = self.welford_merge(2, pn, pv, pq, None, axis="axis=0")
+                continue
+            res = scalar(loaded[0], red.kind, red.name)
+            self.results[red.name] = (res, frozenset({"k"}))
+            for x in (x for x, mx in online.items() if mx == red.name):
+                sx = w.fresh("pv")
+                w.emit(2, f"load({self.part_at(parts[x][0], s_i)} -> {sx})")
+                tot = scalar(f"where(eq({loaded[0]}, -inf), 0.0, mul({sx}, exp(sub({loaded[0]}, {res}))))", "sum", x)
+                self.results[x] = (tot, frozenset({"k"}))
+        if pairs:
+            self.variance_results(2, pairs, merged, self.merge(self.kidx, None))
+
+    def coop_reduced_outputs(self, sk: str) -> None:
+        """The reduced-domain outputs, from the row's first program only (the others' land
+        outside)."""
+        w = self.w
+        if not any(o.domain == "reduced" for o in self.region.outputs):
             return
-        # the reduced-domain outputs from the row's first program only (the others' land outside)
         first = w.fresh("k_first")
-        w.emit(2, f"{first} = where(eq({sk}, 0), {kidx[0]}, -1)")
-        ridx = self.merge([first, *kidx[1:]], None)
+        w.emit(2, f"{first} = where(eq({sk}, 0), {self.kidx[0]}, -1)")
+        ridx = self.merge([first, *self.kidx[1:]], None)
         red_ew = ExprWriter(w, 2, self.leaf_fn(2, ridx))
-        red_ew.prepare(o.expr for o in r.outputs if o.domain == "reduced")
+        red_ew.prepare(o.expr for o in self.region.outputs if o.domain == "reduced")
         self.store_outputs(2, red_ew, "reduced", ridx, {"k": self.kmask})

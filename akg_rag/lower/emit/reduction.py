@@ -16,6 +16,11 @@ dims need not be trailing or contiguous (batch norm reduces N, H, W per channel)
   form takes, full-domain outputs or several levels, no argmax/argmin): ``CoopMixin.coop``
   (akg_rag/lower/emit/coop.py), a row's chunks on ``COOP`` programs that meet at a barrier per
   level, each chunk read once;
+* streaming cooperative form (a target with barriers, rows the split form would take that the
+  cooperative form cannot hold in registers, at least ``STREAM_MIN`` reduced elements moving at
+  most ``STREAM_ROW_BYTES`` through L2, any reduced dims): ``StreamMixin.coop_stream``
+  (akg_rag/lower/emit/stream.py), a row's chunks on ``COOP`` programs that each stream their chunk
+  per level, meet at a barrier, and stream it again for the outputs while it is still in L2;
 * loop form: one sequential pass over ``RBLOCK`` blocks per *level* of reductions (a reduction
   reading another's result is one level later, as softmax's sum reads its max; but a
   ``sum(exp(E - max(E)))`` shares its max's pass, see ``_Emitter.online_sums``, and a variance
@@ -37,6 +42,7 @@ from akg_rag.lower.emit.common import (
 from akg_rag.lower.emit.coop import CoopMixin, coop_count
 from akg_rag.lower.emit.onepass import OnePassMixin
 from akg_rag.lower.emit.split import SplitMixin
+from akg_rag.lower.emit.stream import StreamMixin, stream_count
 from akg_rag.lower.region import Expr, Reduction, ReductionRegion, plain_inputs
 
 PERSISTENT_MAX = 8192   # reduced elements: up to this many, the whole reduced extent is one tile
@@ -73,7 +79,7 @@ IDENTITY = {"sum": "0", "prod": "1", "max": "-inf", "min": "inf", "argmax": "-in
 UPDATE = {"sum": "add", "prod": "mul", "max": "max", "min": "min"}
 
 
-class _Emitter(OnePassMixin, SplitMixin, CoopMixin):
+class _Emitter(OnePassMixin, SplitMixin, CoopMixin, StreamMixin):
     def __init__(self, region: ReductionRegion, name: str, barriers: bool = False) -> None:
         self.region = r = region
         self.barriers = barriers
@@ -204,20 +210,26 @@ class _Emitter(OnePassMixin, SplitMixin, CoopMixin):
             # element's column alone (one sector per element); the loop form's [32, 64] blocks
             # read whole rows of contiguous kept elements
             persistent = False
+        arg = any(red.kind in ("argmax", "argmin") for red in self.region.reductions)
+        # the loop form reads a row once per level of its passes (the online sums and variances
+        # share one) and once more for full-domain outputs: the cooperative forms only where it
+        # would read the row more than once
+        rereads = self.barriers and bool(self.kept) and not persistent and not arg and (
+            len(self.merged_levels()[0]) > 1 or any(o.domain == "full" for o in self.region.outputs))
+        coop = coop_count(rn, self.row_tensors()) if rereads and last_reduced else 0   # a row read once (emit/coop.py)
         split = split_count(kn, rn, self.region)
+        if rereads and coop <= 1 and split > 1:
+            # a row too long for registers, in place of the split form: read again from L2
+            stream = stream_count(rn, self.row_bytes())
+            if stream:
+                self.coop_stream(stream)
+                return w.text()
         if split > 1:
             self.split(split)
             return w.text()
-        arg = any(red.kind in ("argmax", "argmin") for red in self.region.reductions)
-        # the loop form reads a row once per level of its passes (the online sums and variances
-        # share one) and once more for full-domain outputs: the cooperative form only where it
-        # would read the row more than once
-        if self.barriers and last_reduced and self.kept and not persistent and not arg and (
-                len(self.merged_levels()[0]) > 1 or any(o.domain == "full" for o in self.region.outputs)):
-            count = coop_count(rn, self.row_tensors())   # a row read once (emit/coop.py)
-            if count > 1:
-                self.coop(count)
-                return w.text()
+        if coop > 1:
+            self.coop(coop)
+            return w.text()
         # the last (contiguous) dim kept and long enough: programs own a run of it, so that a tile's
         # kept lanes are consecutive addresses the compiler can see (coalesced loads)
         inner = not last_reduced and bool(self.kept) and self.shape[-1] >= COALESCE_MIN

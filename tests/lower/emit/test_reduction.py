@@ -520,13 +520,15 @@ def test_long_rows_on_a_target_with_barriers_take_the_cooperative_form(shape, co
 
 
 def test_what_stays_out_of_the_cooperative_form():
-    """Rows the persistent form holds, rows whose chunks would hold more than a thread's registers
-    keep (longer than COOP_MAX chunks of 8192), a reduction over a middle dim, argmax, and a lone
-    reduction with no full-domain output (the loop form reads its row once already) keep their
-    forms."""
-    for shape in ((64, reduction.PERSISTENT_MAX), (64, coop.COOP_MAX * 2 * coop.COOP_CHUNK + 1)):
-        for reg in _l1_and_softmax(shape):
-            assert "barrier(" not in emit_sketch(reg, "k0", barriers=True)
+    """Rows the persistent form holds, a reduction over a middle dim, argmax, and a lone reduction
+    with no full-domain output (the loop form reads its row once already) keep their forms; rows
+    whose chunks would hold more than a thread's registers keep (longer than COOP_MAX chunks of
+    8192) take the streaming form (emit/stream.py: RBLOCK blocks, read again after the barrier)."""
+    for reg in _l1_and_softmax((64, reduction.PERSISTENT_MAX)):
+        assert "barrier(" not in emit_sketch(reg, "k0", barriers=True)
+    for reg in _l1_and_softmax((64, coop.COOP_MAX * 2 * coop.COOP_CHUNK + 1)):
+        text = emit_sketch(reg, "k0", barriers=True)
+        assert text.count("barrier(") == 1 and "RBLOCK" in text and text.count("for r0") == 2, text
     mid = ReductionRegion([V("x", (64, 65536, 8))], (64, 65536, 8), (1,), [Reduction("s", "sum", I("x"))],
                           [Output(V("y", (64, 65536, 8)), C("div", I("x"), R("s")))])
     arg = ReductionRegion([V("x", (64, 65536))], (64, 65536), (1,), [Reduction("a", "argmax", I("x"))],
