@@ -18,7 +18,7 @@ for one: akg_rag.lower.triton_barrier).
 from __future__ import annotations
 
 from akg_rag.lower.infer import VType
-from akg_rag.lower.reuse import Reuse, reuse, statements
+from akg_rag.lower.reuse import reuse, statements
 from akg_rag.lower.triton_barrier import barriers, emit_barrier
 from akg_rag.lower.sizes import Size, size_of
 from akg_rag.lower.triton_expr import ExprWriter
