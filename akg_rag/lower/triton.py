@@ -57,7 +57,6 @@ DEFAULT_NUM_STAGES = 3   # software-pipelining stages of loops that load (Triton
 DEFAULT_DOT_MODE = 3     # f32 dots: 1 IEEE, 2 three TF32 products of split operands, 3 by layout, 4 K-major copies
 DEFAULT_CACHE_MODE = 2   # a row read again in a later pass: 1 no cache hints, 2 L2 hints (akg_rag.lower.reuse)
 DEFAULT_GRID_MODE = 1    # ... and its launch: 1 one program per grid point, 2 a grid sized to the L2 (_l2_grid)
-STREAM_GRID_MODE = 2     # ... where the launch has barriers too (emit/stream.py: the rows in flight within the L2)
 # Loads in flight of a streaming loop (triton_loops.staged): 1 compiles as a plain `range`.
 DEFAULT_LOOP_STAGES = 1
 DEFAULT_INTERIOR_MODE = 2   # a `vectorize` loop or program: 1 the masked version only, 2 also the interior one
@@ -107,9 +106,7 @@ def emit_triton(sketch: Sketch, name: str) -> KernelSource:
     if "CACHE_MODE" in tunables:
         values[tunables["CACHE_MODE"]] = DEFAULT_CACHE_MODE
     if "GRID_MODE" in tunables:
-        # a cooperative launch streaming its rows twice (emit/stream.py) relies on the L2 grid
-        stream = any(kw.reread and kw.barriers for _, kw in kernels)
-        values[tunables["GRID_MODE"]] = STREAM_GRID_MODE if stream else DEFAULT_GRID_MODE
+        values[tunables["GRID_MODE"]] = DEFAULT_GRID_MODE
     if "INTERIOR_MODE" in tunables:
         values[tunables["INTERIOR_MODE"]] = DEFAULT_INTERIOR_MODE
         values[tunables["ALIGN_MODE"]] = DEFAULT_ALIGN_MODE

@@ -258,23 +258,24 @@ def _stream_region(shape: tuple[int, int], stat: str = "layer_norm"):
 
 
 def test_rows_too_long_for_registers_stream_twice_through_one_cooperative_launch():
-    """A row of 2M elements (a group norm's group): one launch, a barrier, the row streamed per
-    level and again (last block first) for the outputs; without barriers the split form (three
-    launches). Rows the register form holds keep it; a row moving more than STREAM_ROW_BYTES
-    through L2 is not this form."""
+    """Asked for (``stream``), a row of 2M elements (a group norm's group): one launch, a barrier,
+    the row streamed per level and again (last block first) for the outputs; not asked for, or
+    without barriers, the split form (three launches). Rows the register form holds keep it; a
+    row moving more than STREAM_ROW_BYTES through L2 is not this form."""
     from akg_rag.lower.emit import emit_sketch
     from akg_rag.lower.emit.stream import STREAM_ROW_BYTES
 
-    text = emit_sketch(_stream_region((896, 1 << 21)), "k0", barriers=True)
+    text = emit_sketch(_stream_region((896, 1 << 21)), "k0", barriers=True, stream=True)
     assert text.count("barrier(") == 1 and "COOP = 128" in text and "RBLOCK = 2048" in text, text
     assert text.count("for r0") == 2 and "- RBLOCK - r01 + iota(RBLOCK)" in text, text
     assert text.count("@llm_hint(\"parallel\", \"grid\")") == 1
-    split = emit_sketch(_stream_region((896, 1 << 21)), "k0", barriers=False)
-    assert "barrier(" not in split and split.count("@llm_hint(\"parallel\", \"grid\")") == 3
-    held = emit_sketch(_stream_region((4096, 393216), "softmax_l1"), "k0", barriers=True)
+    for split in (emit_sketch(_stream_region((896, 1 << 21)), "k0", barriers=False, stream=True),
+                  emit_sketch(_stream_region((896, 1 << 21)), "k0", barriers=True)):
+        assert "barrier(" not in split and split.count("@llm_hint(\"parallel\", \"grid\")") == 3
+    held = emit_sketch(_stream_region((4096, 393216), "softmax_l1"), "k0", barriers=True, stream=True)
     assert "barrier(" in held and "RBLOCK" not in held      # the register form: each chunk read once
     rows = STREAM_ROW_BYTES // 8 // 4096 * 4096 + 4096       # x read, y written: 8 bytes an element
-    assert "barrier(" not in emit_sketch(_stream_region((8, rows)), "k0", barriers=True)
+    assert "barrier(" not in emit_sketch(_stream_region((8, rows)), "k0", barriers=True, stream=True)
 
 
 @pytest.fixture
@@ -294,7 +295,7 @@ def test_the_streaming_form_computes_at_any_chunking(streamed, stat):
     reduced-domain output; chunks of 1-4 blocks, empty chunks past the row's end."""
     from akg_rag.lower.emit import emit_sketch
 
-    text = emit_sketch(coop_region(stat), "k0", barriers=True)
+    text = emit_sketch(coop_region(stat), "k0", barriers=True, stream=True)
     assert "RBLOCK" in text and text.count("barrier(") == 1, text
     x = torch.randn(6, 10000) * 2 + 1
     for count, rb in ((1, 2048), (3, 1024), (7, 512), (8, 2048)):
@@ -313,17 +314,18 @@ def test_the_streaming_form_computes_at_any_chunking(streamed, stat):
 def test_the_streaming_form_loops_over_tickets_in_triton(streamed, build, device, stat):
     """Through the Triton backend a launch with a barrier and a row read again takes its grid
     points from tickets in a loop (so the host may launch fewer programs than grid points), with
-    the first pass's loads kept in L2 and the second's evicted first; the L2-sized grid is the
-    default. Under the interpreter the count is lowered to 1; on a GPU the programs really wait,
-    on fewer programs than grid points in GRID_MODE 2."""
+    the first pass's loads kept in L2 and the second's evicted first; the L2-sized grid a choice
+    (GRID_MODE 2; 1, one program a grid point, the default). Under the interpreter the count is
+    lowered to 1; on a GPU the programs really wait, on fewer programs than grid points in
+    GRID_MODE 2."""
     from akg_rag.lower.emit import emit_sketch
 
-    fn, module, src = build(emit_sketch(coop_region(stat), "k0", barriers=True), "k0")
+    fn, module, src = build(emit_sketch(coop_region(stat), "k0", barriers=True, stream=True), "k0")
     code = src.code
     assert "tk = tl.atomic_add(ticket_ptr, 1)\n    while tk < PROGRAMS:" in code
     assert code.count("tl.atomic_add(ticket_ptr, 1)") == 2 and "tl.program_id" not in code
     assert '"evict_last" if CACHE_HINTS' in code and '"evict_first" if CACHE_HINTS' in code
-    assert module.K0_GRID_MODE == 2 and "_l2_grid(programs, (x,), K0_GRID_MODE)" in code
+    assert module.K0_GRID_MODE == 1 and "_l2_grid(programs, (x,), K0_GRID_MODE)" in code
     x = torch.randn(6, 10000, device=device) * 2 + 1
     for mode, count, rb in ((1, 3, 1024), (2, 8, 512), (2, 1, 2048)):
         module.K0_GRID_MODE, module.K0_COOP, module.K0_RBLOCK = mode, count, rb

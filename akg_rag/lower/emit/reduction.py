@@ -16,11 +16,12 @@ dims need not be trailing or contiguous (batch norm reduces N, H, W per channel)
   form takes, full-domain outputs or several levels, no argmax/argmin): ``CoopMixin.coop``
   (akg_rag/lower/emit/coop.py), a row's chunks on ``COOP`` programs that meet at a barrier per
   level, each chunk read once;
-* streaming cooperative form (a target with barriers, rows the split form would take that the
-  cooperative form cannot hold in registers, at least ``STREAM_MIN`` reduced elements moving at
-  most ``STREAM_ROW_BYTES`` through L2, any reduced dims): ``StreamMixin.coop_stream``
-  (akg_rag/lower/emit/stream.py), a row's chunks on ``COOP`` programs that each stream their chunk
-  per level, meet at a barrier, and stream it again for the outputs while it is still in L2;
+* streaming cooperative form (only when asked for, ``stream``; a target with barriers, rows the
+  split form would take that the cooperative form cannot hold in registers, at least
+  ``STREAM_MIN`` reduced elements moving at most ``STREAM_ROW_BYTES`` through L2, any reduced
+  dims): ``StreamMixin.coop_stream`` (akg_rag/lower/emit/stream.py), a row's chunks on ``COOP``
+  programs that each stream their chunk per level, meet at a barrier, and stream it again for the
+  outputs; timed on an H100 it ran no faster than the split form, which stays the default;
 * loop form: one sequential pass over ``RBLOCK`` blocks per *level* of reductions (a reduction
   reading another's result is one level later, as softmax's sum reads its max; but a
   ``sum(exp(E - max(E)))`` shares its max's pass, see ``_Emitter.online_sums``, and a variance
@@ -80,9 +81,10 @@ UPDATE = {"sum": "add", "prod": "mul", "max": "max", "min": "min"}
 
 
 class _Emitter(OnePassMixin, SplitMixin, CoopMixin, StreamMixin):
-    def __init__(self, region: ReductionRegion, name: str, barriers: bool = False) -> None:
+    def __init__(self, region: ReductionRegion, name: str, barriers: bool = False, stream: bool = False) -> None:
         self.region = r = region
         self.barriers = barriers
+        self.stream = stream
         self.shape = tuple(r.shape)
         n = len(self.shape)
         if not r.dims or any(not 0 <= d < n for d in r.dims):
@@ -218,7 +220,7 @@ class _Emitter(OnePassMixin, SplitMixin, CoopMixin, StreamMixin):
             len(self.merged_levels()[0]) > 1 or any(o.domain == "full" for o in self.region.outputs))
         coop = coop_count(rn, self.row_tensors()) if rereads and last_reduced else 0   # a row read once (emit/coop.py)
         split = split_count(kn, rn, self.region)
-        if rereads and coop <= 1 and split > 1:
+        if self.stream and rereads and coop <= 1 and split > 1:
             # a row too long for registers, in place of the split form: read again from L2
             stream = stream_count(rn, self.row_bytes())
             if stream:
@@ -412,8 +414,9 @@ def split_count(kn: int, rn: int, region: ReductionRegion) -> int:
     return split
 
 
-def emit_reduction(region: ReductionRegion, name: str, barriers: bool = False) -> str:
+def emit_reduction(region: ReductionRegion, name: str, barriers: bool = False, stream: bool = False) -> str:
     """Sketch text of a reduction region (see the module docstring); ``barriers``: the target runs
-    ``barrier`` statements (the Triton backend on a GPU), which the cooperative form needs."""
-    e = _Emitter(region, name, barriers)
+    ``barrier`` statements (the Triton backend on a GPU), which the cooperative forms need;
+    ``stream``: the streaming cooperative form may replace the split form (off by default)."""
+    e = _Emitter(region, name, barriers, stream)
     return e.emit()

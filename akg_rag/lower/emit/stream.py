@@ -11,11 +11,19 @@ level of reductions (lane accumulators as in the loop form: online sums, Welford
 the chunk's partials, meet at a barrier on the row's counter and combine the row's partials (as
 the cooperative form); the full-domain outputs then stream the chunk again, its blocks in reverse
 order, so the ones read last, most likely still in L2, come first. The row is read again while
-only the rows in flight have passed through L2 since: the Triton backend launches such a launch
-(barriers and a row read again) as programs that loop over tickets, as many as keep the rows in
-flight within half the L2 (``GRID_MODE`` 2, the default there) and never fewer than a row's
-programs, with the first pass's loads kept in L2 and the last pass's evicted first
-(``CACHE_MODE``; akg_rag.lower.reuse).
+only the rows in flight have passed through L2 since: the Triton backend runs such a launch
+(barriers and a row read again) as programs that loop over tickets -- one a grid point, or as
+many as keep the rows in flight within half the L2 (``GRID_MODE`` 2), never fewer than a row's --
+with the first pass's loads kept in L2 and the last pass's evicted first (``CACHE_MODE``;
+akg_rag.lower.reuse).
+
+Only when asked for (``emit_sketch(..., stream=True)``): timed on an H100 (thirty-fourth
+session, docs/results/h100/stream-run34.jsonl) it ran no faster than the split form at its best
+tunables -- level1/35 (896 groups of 2M elements) 7.93 ms against 7.85 (the split form, thirty-
+first session), level1/33 (batch norm, 64 MB channels) 4.62 against 4.45 (same call), level1/40
+(a layer norm whose 16 MB weight and bias every row reads again) 0.393 against 0.33-0.43 (earlier
+sessions' sweeps) -- and at its defaults it lost on level2/11 (0.76x eager against 0.84x) and 61
+(3.66x against 3.80x).
 
 A mixin of ``akg_rag.lower.emit.reduction._Emitter`` (with ``CoopMixin``, whose temps, row
 decomposition, barrier and combine it shares).

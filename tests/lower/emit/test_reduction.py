@@ -12,6 +12,7 @@ import torch.nn.functional as F
 
 import akg_rag.lower.emit.coop as coop
 import akg_rag.lower.emit.reduction as reduction
+import akg_rag.lower.emit.stream as stream_form
 from akg_rag.lower.emit import emit_sketch
 from akg_rag.lower.interp import run_sketch
 from akg_rag.lower.region import Expr, Output, Reduction, ReductionRegion, Value
@@ -26,18 +27,26 @@ def R(name: str) -> Expr:
     return E("reduced", ref=name)
 
 
-@pytest.fixture(params=["persistent", "loop", "split", "coop"])
+@pytest.fixture(params=["persistent", "loop", "split", "coop", "stream"])
 def form(request, monkeypatch):
-    if request.param in ("loop", "split", "coop"):
+    if request.param in ("loop", "split", "coop", "stream"):
         monkeypatch.setattr(reduction, "PERSISTENT_MAX", 0)
-    if request.param == "split":  # every one-level reduction of a few rows takes the split form
+    if request.param in ("split", "stream"):  # every one-level reduction of a few rows takes the split form
         monkeypatch.setattr(reduction, "SPLIT_MIN_REDUCED", 4)
         monkeypatch.setattr(reduction, "SPLIT_CHUNK_MIN", 2)
     if request.param == "coop":  # a target with barriers: rows over the last dim in 2-element chunks
         real = reduction.emit_reduction
-        monkeypatch.setattr(reduction, "emit_reduction", lambda region, name, barriers=False: real(region, name, True))
+        monkeypatch.setattr(reduction, "emit_reduction", lambda region, name, barriers=False, stream=False:
+                            real(region, name, True))
         monkeypatch.setattr(coop, "COOP_CHUNK", 2)
         monkeypatch.setattr(coop, "COOP_MAX", 4)
+    if request.param == "stream":  # ... or, asked for, the streaming cooperative form in its place
+        real = reduction.emit_reduction
+        monkeypatch.setattr(reduction, "emit_reduction", lambda region, name, barriers=False, stream=False:
+                            real(region, name, True, True))
+        monkeypatch.setattr(coop, "COOP_HELD_MAX", 0)
+        monkeypatch.setattr(stream_form, "STREAM_MIN", 4)
+        monkeypatch.setattr(stream_form, "STREAM_COOP", 3)
     return request.param
 
 
@@ -55,7 +64,7 @@ def test_forms_differ(form):
                           [Output(V("y", (4,)), R("s"), "reduced")])
     text = emit_sketch(reg, "k0")
     assert ("RBLOCK" in text) == (form != "persistent")
-    assert ("SPLIT" in text) == (form == "split")
+    assert ("SPLIT" in text) == (form in ("split", "stream"))   # one read of the row already: not streamed
 
 
 @pytest.mark.parametrize("dim", [0, 1, 2])
@@ -66,6 +75,8 @@ def test_softmax_and_log_softmax_over_any_dim(run, form, dim, log):
     out = (C("sub", C("sub", I("x"), R("mx")), C("log", R("s"))) if log else C("div", ex, R("s")))
     reg = ReductionRegion([V("x", x)], x.shape, (dim,), [Reduction("mx", "max", I("x")), Reduction("s", "sum", ex)],
                           [Output(V("y", x), out)])
+    if form == "stream" and dim:   # (over dim 0 the loop form: 3 elements a row are too few to split)
+        assert "barrier(" in emit_sketch(reg, "k0")
     got = run(reg, {"x": x}, PARAMS)["y"]
     close(got, F.log_softmax(x, dim) if log else F.softmax(x, dim))
 
@@ -520,15 +531,13 @@ def test_long_rows_on_a_target_with_barriers_take_the_cooperative_form(shape, co
 
 
 def test_what_stays_out_of_the_cooperative_form():
-    """Rows the persistent form holds, a reduction over a middle dim, argmax, and a lone reduction
-    with no full-domain output (the loop form reads its row once already) keep their forms; rows
-    whose chunks would hold more than a thread's registers keep (longer than COOP_MAX chunks of
-    8192) take the streaming form (emit/stream.py: RBLOCK blocks, read again after the barrier)."""
-    for reg in _l1_and_softmax((64, reduction.PERSISTENT_MAX)):
-        assert "barrier(" not in emit_sketch(reg, "k0", barriers=True)
-    for reg in _l1_and_softmax((64, coop.COOP_MAX * 2 * coop.COOP_CHUNK + 1)):
-        text = emit_sketch(reg, "k0", barriers=True)
-        assert text.count("barrier(") == 1 and "RBLOCK" in text and text.count("for r0") == 2, text
+    """Rows the persistent form holds, rows whose chunks would hold more than a thread's registers
+    keep (longer than COOP_MAX chunks of 8192), a reduction over a middle dim, argmax, and a lone
+    reduction with no full-domain output (the loop form reads its row once already) keep their
+    forms."""
+    for shape in ((64, reduction.PERSISTENT_MAX), (64, coop.COOP_MAX * 2 * coop.COOP_CHUNK + 1)):
+        for reg in _l1_and_softmax(shape):
+            assert "barrier(" not in emit_sketch(reg, "k0", barriers=True)
     mid = ReductionRegion([V("x", (64, 65536, 8))], (64, 65536, 8), (1,), [Reduction("s", "sum", I("x"))],
                           [Output(V("y", (64, 65536, 8)), C("div", I("x"), R("s")))])
     arg = ReductionRegion([V("x", (64, 65536))], (64, 65536), (1,), [Reduction("a", "argmax", I("x"))],
