@@ -80,6 +80,18 @@ class OnePassMixin:
             levels = [levels[0] + levels[1], *levels[2:]]
         return levels, online, pairs, {s for s, _ in pairs.values()}
 
+    def online_max_update(self, depth: int, acc: str, m: str, sums: list[str]) -> None:
+        """The lanes' running max ``acc`` updated with a block's terms ``m``, and each running sum
+        of exp(E - max) in ``sums`` rescaled to the new max (a lane that has seen only -inf keeps
+        0: no exp(-inf - -inf))."""
+        w = self.w
+        new = w.fresh("mnew")
+        w.emit(depth, f"{new} = max({acc}, {m})")
+        for sa in sums:
+            w.emit(depth, f"{sa} = add(mul({sa}, where(eq({acc}, {new}), 1.0, exp(sub({acc}, {new})))), "
+                          f"where(eq({new}, -inf), 0.0, exp(sub({m}, {new}))))")
+        w.emit(depth, f"{acc} = {new}")
+
     def welford_lanes(self, depth: int, shape: str, s: str) -> tuple[str, str, str]:
         """Per-lane count, mean and sum of squared deviations of reduction ``s``'s terms."""
         w = self.w

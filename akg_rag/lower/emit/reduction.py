@@ -327,17 +327,10 @@ class _Emitter(OnePassMixin, SplitMixin, CoopMixin, StreamMixin):
                 m = w.fresh("m")
                 w.emit(3, f"{m} = where({masks['r']}, {text}, {IDENTITY[red.kind]})")
                 sums = [x for x, mx in online.items() if mx == red.name]
-                if sums:
-                    # running max per lane; each running sum of exp(E - max) rescaled to the new max
-                    # (a lane that has seen only -inf keeps 0: no exp(-inf - -inf))
-                    new = w.fresh("mnew")
-                    w.emit(3, f"{new} = max({a}, {m})")
+                if sums:   # running max per lane, the running sums of exp(E - max) rescaled
+                    self.online_max_update(3, a, m, [accs[x][0] for x in sums])
                     for x in sums:
-                        sa = accs[x][0]
-                        w.emit(3, f"{sa} = add(mul({sa}, where(eq({a}, {new}), 1.0, exp(sub({a}, {new})))), "
-                                  f"where(eq({new}, -inf), 0.0, exp(sub({m}, {new}))))")
                         self.results[x] = ("", deps & {"k"})
-                    w.emit(3, f"{a} = {new}")
                 elif ai is None:
                     w.emit(3, f"{a} = {UPDATE[red.kind]}({a}, {m})")
                 else:

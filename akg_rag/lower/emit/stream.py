@@ -130,15 +130,8 @@ class StreamMixin:
                 m = w.fresh("m")
                 w.emit(3, f"{m} = where({masks['r']}, {text}, {IDENTITY[red.kind]})")
                 sums = [x for x, mx in online.items() if mx == red.name]
-                if sums:
-                    # running max per lane; each running sum of exp(E - max) rescaled to the new max
-                    new = w.fresh("mnew")
-                    w.emit(3, f"{new} = max({a}, {m})")
-                    for x in sums:
-                        sa = accs[x]
-                        w.emit(3, f"{sa} = add(mul({sa}, where(eq({a}, {new}), 1.0, exp(sub({a}, {new})))), "
-                                  f"where(eq({new}, -inf), 0.0, exp(sub({m}, {new}))))")
-                    w.emit(3, f"{a} = {new}")
+                if sums:   # running max per lane, the running sums of exp(E - max) rescaled
+                    self.online_max_update(3, a, m, [accs[x] for x in sums])
                 else:
                     w.emit(3, f"{a} = {UPDATE[red.kind]}({a}, {m})")
             for red in group:   # the chunk's partials
