@@ -97,14 +97,27 @@ def memory_bound(row: dict) -> bool | None:
 
 def bandwidth_figures(rows: list[dict], copy_gbps: float, target: float = 0.8) -> dict:
     """Of the memory-bound rows: how many, the median achieved fraction of ``copy_gbps`` (a
-    measured device-to-device copy, read plus write), and how many reach ``target`` of it."""
-    fracs = sorted(r["achieved_gbps"] / copy_gbps for r in rows if memory_bound(r))
+    measured device-to-device copy, read plus write), how many reach ``target`` of it, and the
+    ones that do not (``below``: ``[problem, fraction]``, the farthest first)."""
+    bound = sorted((r["achieved_gbps"] / copy_gbps, r.get("problem", "?")) for r in rows if memory_bound(r))
+    fracs = [f for f, _ in bound]
     median = None
     if fracs:
         mid = len(fracs) // 2
         median = fracs[mid] if len(fracs) % 2 else (fracs[mid - 1] + fracs[mid]) / 2
     return {"memory_bound": len(fracs), "median_of_copy": median,
-            "at_target": sum(f >= target for f in fracs), "target": target, "copy_gbps": copy_gbps}
+            "at_target": sum(f >= target for f in fracs), "target": target, "copy_gbps": copy_gbps,
+            "below": [[p, f] for f, p in bound if f < target]}
+
+
+def below_line(name: str, b: dict) -> str | None:
+    """The memory-bound rows of :func:`bandwidth_figures` under its target, with their problem
+    numbers as ``kernelbench.py run --problems`` takes them; None when there are none."""
+    if not b.get("below"):
+        return None
+    rows = ", ".join(f"{p.split('/')[-1].split('_')[0]} ({100 * f:.0f}%)" for p, f in b["below"])
+    numbers = " ".join(p.split("/")[-1].split("_")[0] for p, _ in b["below"])
+    return f"{name}: below {100 * b['target']:.0f}%: {rows}; --problems {numbers}"
 
 
 def bandwidth_line(name: str, b: dict) -> str:

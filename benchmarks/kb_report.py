@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # figures.py, when imported by path
-from figures import (HEADER, bandwidth_figures, bandwidth_line, figures_line, render_table,  # noqa: E402
+from figures import (HEADER, bandwidth_figures, bandwidth_line, below_line, figures_line, render_table,  # noqa: E402
                      score, table_row)
 from compile_baseline import anchored, baseline_rows  # noqa: E402
 
@@ -113,6 +113,7 @@ def report(args: argparse.Namespace) -> int:
     table = render_table(rows)
     lines = [f"mode: {args.mode}"] + [figures_line(lv, f) for lv, f in figures.items()]
     lines += [bandwidth_line(lv, f["bandwidth"]) for lv, f in figures.items()]
+    lines += [x for x in (below_line(lv, f["bandwidth"]) for lv, f in figures.items()) if x]
     if args.exclude:
         lines.append(f"left out: problems matching {' '.join(args.exclude)}")
     if bases:

@@ -169,6 +169,8 @@ def test_report_leaves_out_excluded_problems_and_measures_memory_bound_rows(kb_b
     out = capsys.readouterr().out
     assert "level1: 3/3 correct" in out and "50_conv" not in out
     assert "2 timed memory-bound rows, median 80% of the 4000 GB/s copy, 1 at >= 80%" in out
+    assert "level1: below 80%: 23 (62%); --problems 23" in out   # what to time again first
+    assert b["below"] == [["level1/23_Softmax", pytest.approx(2500 / 4000)]]
     assert "| 81 " in out      # ReLU's % of roofline (3900 / 4800) in the table
     # --json: nothing but JSON on stdout, the figures and one object per problem row
     kb_bench.main(["report", str(results), "--exclude", "level1/*conv*", "--copy-gbps", "4000", "--json"])
