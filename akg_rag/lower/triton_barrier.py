@@ -9,7 +9,10 @@ ever only partly started, every program it waits on has started or will get a fr
 launch finishes as long as a group fits on the GPU at once. The host makes sure it does: a
 barrier's count is a tunable, and the host lowers it to the GPU's SM count (one resident program
 per SM is always possible), to 1 where programs run one after another (the Triton interpreter).
-The counters and the ticket are zeroed by the host for every call.
+The counters and the ticket are zeroed by the host for every call. A launch that also reads a row
+again in a later pass (akg_rag.lower.reuse) loops over tickets, so its host may launch fewer
+programs than grid points (``GRID_MODE``): still at least the barrier's count, and tickets are
+taken in order by running programs only, so the argument above holds.
 
 The arrival is an atomic add with release semantics after a block-wide barrier (so that every
 thread's earlier stores are ordered before it); the wait spins on volatile loads (served by L2
