@@ -86,7 +86,7 @@ def prepare(args: argparse.Namespace) -> int:
                 _prepare_reused(task, folder, args, store)
                 continue
             try:
-                source, report = lower_task(task, args.dsl, args.backend)
+                source, report = lower_task(task, args.dsl, args.backend, stream=args.stream)
                 (folder / "lowered.py").write_text(source)
                 info = report.to_dict()
                 n_ok += 1
@@ -324,6 +324,8 @@ def main(argv: list[str] | None = None) -> int:
     a.add_argument("--problems", type=int, nargs="+", default=None, metavar="N",
                    help="only these problem numbers (of every selected level); the others' candidates stay")
     a.add_argument("--reuse", action="store_true", help="adapt stored kernels instead of lowering")
+    a.add_argument("--stream", action="store_true",
+                   help="long-row reductions in the streaming cooperative form (akg_rag/lower/emit/stream.py)")
     a.add_argument("--data-dir", default=None, help="knowledge base for --reuse")
     a.set_defaults(func=prepare)
     b = sub.add_parser("run", help="verify the candidates (resumable)")

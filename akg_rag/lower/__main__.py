@@ -41,6 +41,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--cores", choices=["generated", "library"], default="generated",
                    help="GEMM and conv cores as generated kernels (default) or as vendor-library calls "
                         "through torch with the tail generated (a partial candidate)")
+    p.add_argument("--stream", action="store_true",
+                   help="Triton on CUDA: reductions over rows too long for registers that the split form would "
+                        "take stream through one cooperative launch instead (off by default: no faster on an H100)")
     store = p.add_mutually_exclusive_group()
     store.add_argument("--store", type=Path, help="tuning store file (default: $AKG_RAG_TUNING_STORE, else "
                                                   "$XDG_DATA_HOME/akg-rag/tuning.json)")
@@ -101,7 +104,7 @@ def _lower(args: argparse.Namespace, out: Path) -> int:
     tuning = None if store is None or args.sketch_only else StoredTuning.for_backend(args.backend, store, args.device)
     with task_scale(args.scale):
         source, report = lower_task(args.task, args.dsl, args.backend, sketch_only=args.sketch_only,
-                                    cores=args.cores, tuning=tuning)
+                                    cores=args.cores, tuning=tuning, stream=args.stream)
     out.mkdir(parents=True, exist_ok=True)
     for k in report.kernels:
         (out / f"{k.name}.sketch").write_text(k.sketch)

@@ -251,7 +251,7 @@ def planned(program: Program, keep: frozenset[str] = frozenset()) -> Program:
 
 def lower_task(task_path: str | Path, dsl: str, backend: str, *, sketch_only: bool = False,
                source: str | None = None, sketches: dict[str, str] | None = None,
-               cores: str = "generated", tuning: Any = None) -> tuple[str | None, LoweringReport]:
+               cores: str = "generated", tuning: Any = None, stream: bool = False) -> tuple[str | None, LoweringReport]:
     """Capture, partition, emit and lower a task; returns (candidate source, report).
 
     ``cores="library"`` keeps every GEMM-like and conv-like core a vendor-library call through
@@ -263,7 +263,9 @@ def lower_task(task_path: str | Path, dsl: str, backend: str, *, sketch_only: bo
     another design of the same region (an LLM designer's, say): it is validated and lowered by the
     same backend, and must declare the same tensors in the same order as the emitted one.
     ``tuning`` (a :class:`~akg_rag.lower.tuned.StoredTuning`) sets each kernel whose key is in the
-    tuning store to the stored tunables (the kernel's report says so). Raises
+    tuning store to the stored tunables (the kernel's report says so). ``stream``: on Triton for
+    CUDA, a reduction the split form would take whose rows registers cannot hold takes the
+    streaming cooperative form (akg_rag/lower/emit/stream.py; off by default). Raises
     ``TaskError`` for a task that cannot be captured, ``SketchError`` when a sketch does not
     validate or lower, ``ConfigError`` for an unknown target."""
     from akg_rag.lower.capture import capture
@@ -310,7 +312,7 @@ def lower_task(task_path: str | Path, dsl: str, backend: str, *, sketch_only: bo
                           f"kernels: {', '.join(s.name for s in steps)}")
     for step in steps:
         gpu = (dsl, backend) == ("triton", "cuda")
-        sketch_text = emit_sketch(step.region, step.name, barriers=gpu, tensor_cores=gpu)
+        sketch_text = emit_sketch(step.region, step.name, barriers=gpu, tensor_cores=gpu, stream=stream)
         sketch = check_sketch(sketch_text)
         if sketches and step.name in sketches:
             given = check_sketch(sketches[step.name])

@@ -61,6 +61,23 @@ def test_prepare_of_selected_problems_leaves_the_others_alone(kb_bench, kb, tmp_
     assert "2_matmul: ok" in log and "1_linear_gelu" not in log and "lowered 1, failed 0" in log
 
 
+def test_prepare_takes_the_streaming_form_when_asked(kb_bench, tmp_path, capsys):
+    """``prepare --stream``: a group norm over 8 groups of 512K elements is lowered to one
+    cooperative launch looping over tickets (the split form's three launches without it)."""
+    from tests.lower.test_barrier import _GROUP_NORM
+
+    level = tmp_path / "kb" / "level1"
+    level.mkdir(parents=True)
+    (level / "1_group_norm.py").write_text(_GROUP_NORM)
+    codes = {}
+    for flag in ([], ["--stream"]):
+        out = tmp_path / f"cands{len(flag)}"
+        assert kb_bench.main(["prepare", str(tmp_path / "kb"), "--levels", "1", "--out", str(out), *flag]) == 0
+        codes[bool(flag)] = (out / "level1" / "1_group_norm" / "lowered.py").read_text()
+    assert "while tk < PROGRAMS" in codes[True] and codes[True].count("\ndef k0_kernel") == 1
+    assert "while tk < PROGRAMS" not in codes[False] and codes[False].count("\ndef k0_kernel") == 3
+
+
 def test_run_takes_the_library_kind(kb_bench, kb, tmp_path):
     (kb / "level2" / "1_linear_gelu.py").unlink()  # keep the one without a library form: nothing runs
     cands, results = tmp_path / "cands", tmp_path / "r.jsonl"

@@ -330,3 +330,46 @@ def test_the_streaming_form_loops_over_tickets_in_triton(streamed, build, device
     for mode, count, rb in ((1, 3, 1024), (2, 8, 512), (2, 1, 2048)):
         module.K0_GRID_MODE, module.K0_COOP, module.K0_RBLOCK = mode, count, rb
         check_coop(fn, stat, x)
+
+
+_GROUP_NORM = """
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gn = nn.GroupNorm(2, 8)
+
+    def forward(self, x):
+        return self.gn(x)
+
+
+def get_inputs():
+    return [torch.randn(4, 8, 256, 512)]
+
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_the_cli_takes_the_streaming_form_only_when_asked(tmp_path, capsys):
+    """``python -m akg_rag.lower --stream``: a group norm over 8 groups of 512K elements (the split
+    form's three launches by default) becomes one cooperative launch streaming its groups; C++
+    has no barriers and keeps the split form."""
+    from akg_rag.lower.__main__ import main
+
+    (tmp_path / "task.py").write_text(_GROUP_NORM)
+    sketches = {}
+    for flag, dsl, backend in (("", "triton", "cuda"), ("--stream", "triton", "cuda"), ("--stream", "cpp", "cpu")):
+        out = tmp_path / f"out{flag}{dsl}"
+        args = [str(tmp_path / "task.py"), "--dsl", dsl, "--backend", backend, "--sketch-only", "--no-store",
+                "--out", str(out)] + ([flag] if flag else [])
+        assert main(args) == 0, capsys.readouterr().err
+        sketches[flag, dsl] = (out / "k0.sketch").read_text()
+    split, streamed, cpp = sketches["", "triton"], sketches["--stream", "triton"], sketches["--stream", "cpp"]
+    assert "barrier(" not in split and split.count('"parallel"') == 3
+    assert streamed.count("barrier(") == 1 and streamed.count('"parallel"') == 1 and "RBLOCK = 2048" in streamed
+    assert "barrier(" not in cpp and cpp.count('"parallel"') == 3
