@@ -23,7 +23,10 @@ tunables -- level1/35 (896 groups of 2M elements) 7.93 ms against 7.85 (the spli
 first session), level1/33 (batch norm, 64 MB channels) 4.62 against 4.45 (same call), level1/40
 (a layer norm whose 16 MB weight and bias every row reads again) 0.393 against 0.33-0.43 (earlier
 sessions' sweeps) -- and at its defaults it lost on level2/11 (0.76x eager against 0.84x) and 61
-(3.66x against 3.80x).
+(3.66x against 3.80x). Nsight Compute on level1/35: the second read is served by L2 (8.62 GB
+read from DRAM against the split form's 15.0), but the launch ran DRAM at 59% of peak against the
+split launches' 85-90%; level1/40 read more than the split form (731 MB against 602): each row
+reads the layer norm's weight and bias again.
 
 A mixin of ``akg_rag.lower.emit.reduction._Emitter`` (with ``CoopMixin``, whose temps, row
 decomposition, barrier and combine it shares).
