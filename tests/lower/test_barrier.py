@@ -373,3 +373,26 @@ def test_the_cli_takes_the_streaming_form_only_when_asked(tmp_path, capsys):
     assert "barrier(" not in split and split.count('"parallel"') == 3
     assert streamed.count("barrier(") == 1 and streamed.count('"parallel"') == 1 and "RBLOCK = 2048" in streamed
     assert "barrier(" not in cpp and cpp.count('"parallel"') == 3
+
+
+def test_a_row_sharing_its_affine_with_every_row_keeps_the_split_form():
+    """A layer norm whose weight and bias span the normalised dims: streamed, every row would read
+    them again (timed on an H100: 731 MB read against the split form's 602); the split form's
+    output launch shares them across rows, so the streaming form is not taken even when asked."""
+    from akg_rag.lower.emit import emit_sketch
+    from akg_rag.lower.region import Expr, Output, Reduction, ReductionRegion, Value
+
+    shape = (16, 1 << 20)
+    I, C, R = Expr.input, Expr.call, (lambda n: Expr("reduced", ref=n))
+    n = Expr("numel")
+    cen = C("sub", I("x"), C("div", R("s"), n))
+    y = C("add", C("mul", C("mul", cen, C("rsqrt", C("add", C("div", R("v"), n), Expr.const(1e-5)))), I("w")), I("b"))
+    region = ReductionRegion([Value("x", shape, "float32"), Value("w", shape[1:], "float32"),
+                              Value("b", shape[1:], "float32")], shape, (1,),
+                             [Reduction("s", "sum", I("x")), Reduction("v", "sum", C("mul", cen, cen))],
+                             [Output(Value("y", shape, "float32"), y)])
+    text = emit_sketch(region, "k0", barriers=True, stream=True)
+    assert "barrier(" not in text and "SPLIT" in text, text
+    plain = ReductionRegion(region.inputs[:1], shape, (1,), region.reductions,
+                            [Output(Value("y", shape, "float32"), C("mul", cen, Expr.const(2.0)))])
+    assert "barrier(" in emit_sketch(plain, "k0", barriers=True, stream=True)

@@ -19,8 +19,9 @@ dims need not be trailing or contiguous (batch norm reduces N, H, W per channel)
 * streaming cooperative form (only when asked for, ``stream``; a target with barriers, rows the
   split form would take that the cooperative form cannot hold in registers, at least
   ``STREAM_MIN`` reduced elements moving at most ``STREAM_ROW_BYTES`` through L2, any reduced
-  dims): ``StreamMixin.coop_stream`` (akg_rag/lower/emit/stream.py), a row's chunks on ``COOP``
-  programs that each stream their chunk per level, meet at a barrier, and stream it again for the
+  dims, no output reading an input shared by every row): ``StreamMixin.coop_stream``
+  (akg_rag/lower/emit/stream.py), a row's chunks on ``COOP`` programs that each stream their chunk
+  per level, meet at a barrier, and stream it again for the
   outputs; timed on an H100 it ran no faster than the split form, which stays the default;
 * loop form: one sequential pass over ``RBLOCK`` blocks per *level* of reductions (a reduction
   reading another's result is one level later, as softmax's sum reads its max; but a
@@ -220,8 +221,10 @@ class _Emitter(OnePassMixin, SplitMixin, CoopMixin, StreamMixin):
             len(self.merged_levels()[0]) > 1 or any(o.domain == "full" for o in self.region.outputs))
         coop = coop_count(rn, self.row_tensors()) if rereads and last_reduced else 0   # a row read once (emit/coop.py)
         split = split_count(kn, rn, self.region)
-        if self.stream and rereads and coop <= 1 and split > 1:
-            # a row too long for registers, in place of the split form: read again from L2
+        if self.stream and rereads and coop <= 1 and split > 1 and not self.shared_along_kept():
+            # a row too long for registers, in place of the split form: read again from L2 (not
+            # where the outputs read an input every row shares, as a layer norm's weight: the
+            # split form's output launch shares it across rows, each row here reads it again)
             stream = stream_count(rn, self.row_bytes())
             if stream:
                 self.coop_stream(stream)
