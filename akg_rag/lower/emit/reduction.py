@@ -21,8 +21,8 @@ dims need not be trailing or contiguous (batch norm reduces N, H, W per channel)
   ``STREAM_MIN`` reduced elements moving at most ``STREAM_ROW_BYTES`` through L2, any reduced
   dims, no output reading an input shared by every row): ``StreamMixin.coop_stream``
   (akg_rag/lower/emit/stream.py), a row's chunks on ``COOP`` programs that each stream their chunk
-  per level, meet at a barrier, and stream it again for the
-  outputs; timed on an H100 it ran no faster than the split form, which stays the default;
+  per level, meet at a barrier, and stream it again for the outputs; timed on an H100 it ran no
+  faster than the split form, which stays the default;
 * loop form: one sequential pass over ``RBLOCK`` blocks per *level* of reductions (a reduction
   reading another's result is one level later, as softmax's sum reads its max; but a
   ``sum(exp(E - max(E)))`` shares its max's pass, see ``_Emitter.online_sums``, and a variance
