@@ -14,15 +14,7 @@ dependent steps comes out as it went in.
 
 from __future__ import annotations
 
-import math
-
-import torch
-
 from akg_rag.lower.region import FallbackStep, KernelStep, Program, Step, Value, ViewStep
-
-
-def _nbytes(v: Value) -> int:
-    return math.prod(v.shape) * getattr(torch, v.dtype, torch.float32).itemsize
 
 
 def _reads_writes(step: Step) -> tuple[list[Value], list[Value]]:
@@ -109,4 +101,4 @@ def launch_order(program: Program) -> list[Step]:
 def _weight(rw: tuple[list[Value], list[Value]]) -> int:
     """Bytes a step's tensors hold, each counted once."""
     reads, writes = rw
-    return sum(_nbytes(v) for v in {v.name: v for v in (*reads, *writes)}.values())
+    return sum(v.nbytes for v in {v.name: v for v in (*reads, *writes)}.values())

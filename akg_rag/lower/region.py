@@ -38,6 +38,21 @@ class Value:
     shape: tuple[int, ...]
     dtype: str                    # torch dtype name: "float32", "int64", "bool", ...
 
+    @property
+    def itemsize(self) -> int:
+        """Bytes of one element (torch's, for the dtype name; 4 for a name torch lacks)."""
+        import torch
+
+        return getattr(torch, self.dtype, torch.float32).itemsize
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the whole tensor."""
+        n = self.itemsize
+        for d in self.shape:
+            n *= d
+        return n
+
 
 @dataclass(frozen=True)
 class Expr:

@@ -8,7 +8,7 @@ import sys
 
 from akg_rag.lower.assemble import lower_task, planned
 from akg_rag.lower.capture import capture
-from akg_rag.lower.launch_order import _nbytes, _reads_writes, launch_order
+from akg_rag.lower.launch_order import _reads_writes, launch_order
 from akg_rag.lower.partition import partition
 from akg_rag.lower.region import FallbackStep, KernelStep, ViewStep
 
@@ -71,7 +71,7 @@ def test_the_heaviest_independent_kernel_is_issued_first(tmp_path):
     first = next(s for s in order if isinstance(s, KernelStep))
     given = {v.name for v in program.inputs} | {v.name for v in program.params.values()} | set(program.constants)
     ready = [s for s in kernels if all(v.name in given for v in _reads_writes(s)[0])]
-    heaviest = max(ready, key=lambda s: sum(_nbytes(v) for v in (*_reads_writes(s)[0], *_reads_writes(s)[1])))
+    heaviest = max(ready, key=lambda s: sum(v.nbytes for v in (*_reads_writes(s)[0], *_reads_writes(s)[1])))
     assert len(ready) >= 2 and first is heaviest and first is not kernels[0]   # ahead of the targets' kernel
 
 
@@ -161,3 +161,10 @@ def test_only_the_views_the_first_launch_reads_precede_it():
     order = launch_order(program)
     _valid(program, order)
     assert [getattr(s, "name", None) or s.out.name for s in order] == ["wt", "k0", "gv", "k1"]
+
+
+def test_a_values_bytes_follow_torchs_itemsize():
+    from akg_rag.lower.region import Value
+
+    assert Value("a", (2, 3), "float16").nbytes == 12 and Value("b", (5,), "int64").nbytes == 40
+    assert Value("c", (7,), "bool").itemsize == 1 and Value("d", (), "float32").nbytes == 4

@@ -61,14 +61,14 @@ def coop_count(rn: int, tensors: int = 1) -> int:
 class CoopMixin:
     """Sketch text of the cooperative form (one launch, a barrier per level of reductions)."""
 
-    def row_tensors(self) -> int:
-        """Tensors read at each element of a row: the inputs that vary along a reduced dim and
-        the gathered ones (a group norm's per-channel parameters), in the row's reductions and
-        full-domain outputs."""
+    def row_inputs(self, gathers: bool = True) -> set[str]:
+        """The inputs read at each element of a row, in the row's reductions and full-domain
+        outputs: those that vary along a reduced dim and, with ``gathers``, the gathered ones (a
+        group norm's per-channel parameters)."""
         names: set[str] = set()
 
         def walk(e) -> None:
-            if e.op == "gather" or (e.op == "input" and any(
+            if (gathers and e.op == "gather") or (e.op == "input" and any(
                     d in self.red for d in self.amaps.get(e.ref, ()) if d is not None)):
                 names.add(e.ref)
             for a in e.args:
@@ -79,7 +79,11 @@ class CoopMixin:
         for o in self.region.outputs:
             if o.domain == "full":
                 walk(o.expr)
-        return max(1, len(names))
+        return names
+
+    def row_tensors(self) -> int:
+        """Tensors read at each element of a row (``row_inputs``), at least 1."""
+        return max(1, len(self.row_inputs()))
 
     def coop(self, count: int) -> None:
         from akg_rag.lower.emit.reduction import IDENTITY  # reduction.py imports this module

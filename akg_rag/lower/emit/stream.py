@@ -17,16 +17,18 @@ many as keep the rows in flight within half the L2 (``GRID_MODE`` 2), never fewe
 with the first pass's loads kept in L2 and the last pass's evicted first (``CACHE_MODE``;
 akg_rag.lower.reuse).
 
-Only when asked for (``emit_sketch(..., stream=True)``): timed on an H100 (thirty-fourth
-session, docs/results/h100/stream-run34.jsonl) it ran no faster than the split form at its best
-tunables -- level1/35 (896 groups of 2M elements) 7.93 ms against 7.85 (the split form, thirty-
-first session), level1/33 (batch norm, 64 MB channels) 4.62 against 4.45 (same call), level1/40
-(a layer norm whose 16 MB weight and bias every row reads again) 0.393 against 0.33-0.43 (earlier
-sessions' sweeps) -- and at its defaults it lost on level2/11 (0.76x eager against 0.84x) and 61
-(3.66x against 3.80x). Nsight Compute on level1/35: the second read is served by L2 (8.62 GB
-read from DRAM against the split form's 15.0), but the launch ran DRAM at 59% of peak against the
-split launches' 85-90%; level1/40 read more than the split form (731 MB against 602): each row
-reads the layer norm's weight and bias again.
+Only when asked for (``emit_sketch(..., stream=True)``; ``python -m akg_rag.lower --stream``):
+timed on an H100 (thirty-fourth session, docs/results/h100/stream-run34.jsonl) it ran no faster
+than the split form at its best tunables -- level1/35 (896 groups of 2M elements) 7.93 ms
+against 7.85 (the split form, thirty-first session), level1/33 (batch norm, 64 MB channels)
+4.62 against 4.45 (same call), level1/40 (a layer norm whose 16 MB weight and bias every row
+reads again) 0.393 against 0.33-0.43 (earlier sessions' sweeps) -- and at its defaults it lost
+on level2/11 (0.76x eager against 0.84x) and 61 (3.66x against 3.80x). Nsight Compute on
+level1/35: the second read is served by L2 (8.62 GB read from DRAM against the split form's
+15.0), but the launch ran DRAM at 59% of peak against the split launches' 85-90%; level1/40 read
+more than the split form (731 MB against 602): each row reads the layer norm's weight and bias
+again, so a row whose outputs read an input every row shares is left to the split form
+(reduction.py).
 
 A mixin of ``akg_rag.lower.emit.reduction._Emitter`` (with ``CoopMixin``, whose temps, row
 decomposition, barrier and combine it shares).
@@ -34,8 +36,9 @@ decomposition, barrier and combine it shares).
 
 from __future__ import annotations
 
+import math
+
 from akg_rag.lower.emit.common import ExprWriter
-from akg_rag.lower.region import Expr
 
 STREAM_COOP = 128          # programs a row (a barrier count: the host lowers it to the SM count)
 STREAM_RBLOCK = 2048       # elements of a block
@@ -53,10 +56,6 @@ def stream_count(rn: int, row_bytes: int) -> int:
     return STREAM_COOP
 
 
-_ITEMSIZE = {"float64": 8, "int64": 8, "float32": 4, "int32": 4, "float16": 2, "bfloat16": 2,
-             "int16": 2, "int8": 1, "uint8": 1, "bool": 1}
-
-
 class StreamMixin:
     """Sketch text of the streaming cooperative form (one launch, a barrier per level)."""
 
@@ -64,25 +63,9 @@ class StreamMixin:
         """Bytes one row reads along its reduced dims (each input that varies along one, per
         element) and writes as full-domain outputs."""
         r = self.region
-        rn = 1
-        for d in self.red:
-            rn *= r.shape[d]
-        names: set[str] = set()
-
-        def walk(e: Expr) -> None:
-            if e.op == "input" and any(d in self.red for d in self.amaps.get(e.ref, ()) if d is not None):
-                names.add(e.ref)
-            for a in e.args:
-                walk(a)
-
-        for red in r.reductions:
-            walk(red.expr)
-        for o in r.outputs:
-            if o.domain == "full":
-                walk(o.expr)
-        per = sum(_ITEMSIZE.get(self.by_name[n].dtype, 4) for n in names)
-        per += sum(_ITEMSIZE.get(o.value.dtype, 4) for o in r.outputs if o.domain == "full")
-        return rn * per
+        per = sum(self.by_name[n].itemsize for n in self.row_inputs(gathers=False))
+        per += sum(o.value.itemsize for o in r.outputs if o.domain == "full")
+        return math.prod(r.shape[d] for d in self.red) * per
 
     def coop_stream(self, count: int) -> None:
         from akg_rag.lower.emit.reduction import IDENTITY, UPDATE  # reduction.py imports this module
@@ -118,7 +101,8 @@ class StreamMixin:
                 if red.name in pairs or red.name in sources:
                     continue
                 a = w.fresh(f"acc_{red.name}" if red.name.isidentifier() else "acc")
-                w.emit(2, f'{a} = alloc([1, {RB}], {self.acc_dtype(red)}, hint="accumulator", init={IDENTITY[red.kind]})')
+                dt = self.acc_dtype(red)
+                w.emit(2, f'{a} = alloc([1, {RB}], {dt}, hint="accumulator", init={IDENTITY[red.kind]})')
                 accs[red.name] = a
             masks, ew, _ = blocks(False)
             ew.prepare(red.expr for red in group if red.name not in online and red.name not in pairs)
