@@ -10,9 +10,14 @@ ratios with a distribution-free confidence interval from order statistics (:func
 means *no measurable difference*; no number is claimed then.
 
 On CUDA each run sits between two CUDA events and a 256 MB buffer is rewritten before it, so no run
-finds its inputs still in L2 (the H200's L2 is 50 MB). For calls under :data:`GRAPH_BELOW_MS` the
-launch overhead of the host dominates the events, so the pair is also captured into CUDA graphs and
-their replays timed the same way (flush included); both results are reported and named. On CPU each
+finds its inputs still in L2 (the H200's L2 is 50 MB). The runs of a block are issued back to back
+and the device is synchronised once, after the block (:func:`_queued_runs`): while the device flushes
+and runs call *i*, the host issues call *i + 1*, so a call's host path (argument checks, Python
+launchers) is inside its events only where it outlasts the device's work -- a host-bound call still
+shows as one, but a kernel is not charged for a cold host path after every synchronisation (what a
+per-run wait measured: on an H200 the 57 us flush hid a one-launch call's host path only in part).
+For calls under :data:`GRAPH_BELOW_MS` the pair is also captured into CUDA graphs and their replays
+timed the same way (flush included); both results are reported and named. On CPU each
 run is timed with ``time.perf_counter_ns``. Timer functions are captured when this module is
 imported -- before any candidate code runs -- so a candidate that replaces them cannot fool the clock.
 
@@ -204,7 +209,8 @@ def exclusive(lock_path: str | None) -> Iterator[None]:
 
 
 def _one_run(fn: Callable[[], Any], device: torch.device) -> tuple[float, Any]:
-    """Time one call in milliseconds; returns (ms, output). Nothing but ``fn`` runs between the marks."""
+    """Time one call in milliseconds, waiting for the device after it; returns (ms, output).
+    Nothing but ``fn`` runs between the marks."""
     if device.type == "cuda":
         _flush_l2(device)
         start, end = _Event(enable_timing=True), _Event(enable_timing=True)
@@ -216,6 +222,26 @@ def _one_run(fn: Callable[[], Any], device: torch.device) -> tuple[float, Any]:
     t0 = _perf_ns()
     out = fn()
     return (_perf_ns() - t0) / 1e6, out
+
+
+def _queued_runs(fn: Callable[[], Any], device: torch.device, n: int,
+                 seen: Callable[[Any], None] | None = None) -> list[float]:
+    """Time ``n`` calls on CUDA, issued back to back: each after an L2 flush and between its own pair
+    of events, one synchronisation after the last. ``seen`` gets each output as it is returned
+    (before the device has run it: pointers, not values). Returns the times in milliseconds."""
+    marks = []
+    for _ in range(n):
+        _flush_l2(device)
+        start, end = _Event(enable_timing=True), _Event(enable_timing=True)
+        start.record()
+        out = fn()
+        end.record()
+        marks.append((start, end))
+        if seen is not None:
+            seen(out)
+        del out
+    _synchronize(device)
+    return [start.elapsed_time(end) for start, end in marks]
 
 
 def clock_name(device: torch.device) -> Method:
@@ -251,22 +277,16 @@ def _timed_runs(fn: Callable[[], Any], device: torch.device, runs: int | None, b
     """The timed part of :func:`measure` (called under ``torch.no_grad``, holding the lock)."""
     gpu = device.type == "cuda"
     fn()  # one more warm call: while waiting for the lock, other work may have evicted caches
-    first_ms, prev = _one_run(fn, device)
+    first_ms, first = _one_run(fn, device)
     if runs is None:
         cap = 1000 if gpu else 200
         runs = int(max(5, min(cap, budget_s * 1000.0 / max(first_ms, 1e-3))))
-    times = [first_ms]
-    reused = False
-    prev_ptrs = storages(prev)
-    for _ in range(runs - 1):
-        ms, out = _one_run(fn, device)
-        ptrs = storages(out)
-        # prev is still alive here, so equal pointers mean the very same buffer came back
-        if ptrs and ptrs == prev_ptrs and not set(ptrs) <= set(input_ptrs):
-            reused = True
-        times.append(ms)
-        prev, prev_ptrs = out, ptrs
-    return summarize(times, warmup, clock_name(device), reused)
+    timer = Runs(fn, device, input_ptrs, check_reuse=True)
+    timer._seen(first)
+    del first
+    times = [first_ms] + timer(runs - 1)
+    timer.release()
+    return summarize(times, warmup, clock_name(device), timer.reused)
 
 
 # --- baseline against candidate ----------------------------------------------------------------
@@ -296,7 +316,8 @@ BlockTimer = Callable[[int], "list[float]"]  # times n calls of one side, return
 
 
 class Runs:
-    """A :data:`BlockTimer` of a local callable: ``runs(n)`` times ``n`` calls with :func:`_one_run`.
+    """A :data:`BlockTimer` of a local callable: ``runs(n)`` times ``n`` calls, queued on CUDA
+    (:func:`_queued_runs`), one at a time on the CPU clock (:func:`_one_run`).
 
     With ``check_reuse`` it remembers the previous output across blocks and sets ``reused`` when a
     call returns the very same buffer (one that is not an input: ``input_ptrs``).
@@ -310,17 +331,23 @@ class Runs:
         self._prev_ptrs: tuple[int, ...] = ()
 
     def __call__(self, n: int) -> list[float]:
+        seen = self._seen if self.check_reuse else None
+        if self.device.type == "cuda":
+            return _queued_runs(self.fn, self.device, n, seen)
         times = []
         for _ in range(n):
             ms, out = _one_run(self.fn, self.device)
             times.append(ms)
-            if self.check_reuse:
-                ptrs = storages(out)
-                # the previous output is still alive, so equal pointers mean the same buffer
-                if ptrs and ptrs == self._prev_ptrs and not set(ptrs) <= self.input_ptrs:
-                    self.reused = True
-                self._prev, self._prev_ptrs = out, ptrs
+            if seen is not None:
+                seen(out)
         return times
+
+    def _seen(self, out: Any) -> None:
+        ptrs = storages(out)
+        # the previous output is still alive, so equal pointers mean the same buffer
+        if ptrs and ptrs == self._prev_ptrs and not set(ptrs) <= self.input_ptrs:
+            self.reused = True
+        self._prev, self._prev_ptrs = out, ptrs
 
     def release(self) -> None:
         """Drop the output kept for the reuse check."""

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 SKEW = 3.0                 # a run may take this many medians (noise, slow outliers) on average
-OVERHEAD_GPU_MS = 1.0      # per run on CUDA: L2 flush (256 MB memset), two events, a synchronize
+OVERHEAD_GPU_MS = 1.0      # per run on CUDA: L2 flush (256 MB memset), two events (one wait per block)
 OVERHEAD_CPU_MS = 0.2      # per run on CPU: clock reads and the Python call
 FIXED_S = 2.0              # once per timing: answers, first-call and allocator effects, scheduler noise
 PEAK_MARGIN = 1.25         # a claim this much faster than the bandwidth floor is impossible

@@ -9,10 +9,13 @@ a call, each a median over ``--calls`` calls after a warm-up:
   host's caches and clocks stay warm (the first figure is each call's after a wait on the device);
 * ``gpu_us``   -- CUDA events around back-to-back calls, no flush: the device's time a call when
   the queue never runs dry;
-* ``timed_us`` -- the verifier's own single-call figure (L2 flush, events around one call).
+* ``timed_us`` -- the verifier's own figure (an L2 flush before each call, events around it, a
+  block's calls issued back to back with one wait after them);
+* ``waited_us`` -- the same with a wait on the device after every call (the verifier's figure
+  before 2026-12-07): the cold host path after each wait, less what the flush hides, is inside it.
 
-When ``host_us`` approaches ``timed_us`` minus the flush's own length the row is bound by the host
-rather than the kernel, and a faster kernel would not show; a CUDA-graph replay would.
+When ``warm_host_us`` approaches ``timed_us`` the row is bound by the host rather than the kernel,
+and a faster kernel would not show; a CUDA-graph replay would.
 
 ``--breakdown`` (a candidate) splits ``host_us``: ``wrapper_us`` is the call with every Triton launch
 replaced by a no-op (the candidate's checks, views and allocations), ``jit_us`` the launches alone
@@ -80,18 +83,21 @@ def main(argv: list[str] | None = None) -> int:
         torch.cuda.synchronize()
         gpu_us = start.elapsed_time(end) * 1e3 / n
 
-        # timed: the verifier's single-call measurement
-        timed = [timing._one_run(lambda: model(*inputs), device)[0] * 1e3 for _ in range(n)]
+        # timed: the verifier's measurement (flush before each call, a block's calls queued), and
+        # each call alone after a wait on the device (what the verifier measured before)
+        timed = [ms * 1e3 for ms in timing.Runs(lambda: model(*inputs), device)(n)]
+        waited = [timing._one_run(lambda: model(*inputs), device)[0] * 1e3 for _ in range(n)]
 
         parts = breakdown(model, inputs, n) if args.breakdown and not args.eager else {}
 
     row = {"task": Path(args.task).stem, "candidate": "eager" if args.eager else str(args.candidate),
            "set": dict(settings(args.set)), "label": args.label, "device": torch.cuda.get_device_name(),
            "calls": n, "host_us": host_us, "warm_host_us": warm_us, "gpu_us": round(gpu_us, 2),
-           "timed_us": round(statistics.median(timed), 2), **parts}
+           "timed_us": round(statistics.median(timed), 2), "waited_us": round(statistics.median(waited), 2),
+           **parts}
     print(f"{row['task']} {row['candidate'] if args.eager else Path(row['candidate']).parent.name}: "
           f"host {row['host_us']} us to issue ({row['warm_host_us']} warm), gpu {row['gpu_us']} us back to back, "
-          f"timed {row['timed_us']} us (flush, one call)")
+          f"timed {row['timed_us']} us (flush before each, queued), {row['waited_us']} us waited for one by one")
     if parts:
         print("  " + ", ".join(f"{k} {v}" for k, v in parts.items()))
     if args.json:

@@ -232,3 +232,66 @@ def test_cpu_blocks_fill_the_budget_beyond_the_gpu_cap():
     gpu_a, gpu_b = Recorded(0.25), Recorded(0.5)
     timing.interleave(gpu_a, gpu_b, None, 2.0, 0, "cuda_event")
     assert set(cpu_b.asked[1:]) == {133} and set(gpu_b.asked[1:]) == {timing.MAX_BLOCK_RUNS_GPU}
+
+
+class DeviceLog:
+    """The CUDA side of the timing module, replaced: events, the L2 flush and the synchronisation
+    write to one log, and a fake device clock advances only when the device "runs" work."""
+
+    def __init__(self, monkeypatch) -> None:
+        self.log: list[str] = []
+        self.clock = 0.0
+        log = self
+
+        class Event:
+            def __init__(self, enable_timing: bool = False) -> None:
+                self.at: float | None = None
+
+            def record(self) -> None:
+                self.at = log.clock
+                log.log.append("event")
+
+            def elapsed_time(self, end: "Event") -> float:
+                assert self.at is not None and end.at is not None, "elapsed_time of an unrecorded event"
+                assert log.log[-1] == "sync" or "sync" in log.log, "read before the device was synchronised"
+                return end.at - self.at
+
+        monkeypatch.setattr(timing, "_Event", Event)
+        monkeypatch.setattr(timing, "_flush_l2", lambda device: log.log.append("flush"))
+        monkeypatch.setattr(timing, "_synchronize", lambda device=None: log.log.append("sync"))
+
+    def kernel(self, ms: float, out: torch.Tensor | None = None):
+        def fn():
+            self.log.append("call")
+            self.clock += ms
+            return torch.empty(1) if out is None else out
+        return fn
+
+
+def test_gpu_runs_of_a_block_are_queued_with_one_synchronisation(monkeypatch):
+    dev = DeviceLog(monkeypatch)
+    runs = timing.Runs(dev.kernel(0.25), torch.device("cuda"))
+    times = runs(4)
+    # every run: a flush, then the call between its own two events; the host waits once, at the end
+    assert dev.log == ["flush", "event", "call", "event"] * 4 + ["sync"]
+    assert times == [0.25] * 4
+
+
+def test_queued_runs_still_see_a_reused_output_buffer(monkeypatch):
+    dev = DeviceLog(monkeypatch)
+    same = torch.empty(3)
+    cached = timing.Runs(dev.kernel(0.1, out=same), torch.device("cuda"), check_reuse=True)
+    cached(3)
+    fresh = timing.Runs(dev.kernel(0.1), torch.device("cuda"), check_reuse=True)
+    fresh(3)
+    assert cached.reused and not fresh.reused
+
+
+def test_measure_on_gpu_plans_from_one_waited_run_then_queues(monkeypatch):
+    dev = DeviceLog(monkeypatch)
+    m = measure(dev.kernel(0.5), torch.device("cuda"), warmup=1, runs=5)
+    # warm-up (1) and the extra warm call are untimed; the first timed run waits for the device,
+    # the other four are queued behind one synchronisation
+    timed = dev.log[dev.log.index("flush"):]
+    assert timed == ["flush", "event", "call", "event", "sync"] + ["flush", "event", "call", "event"] * 4 + ["sync"]
+    assert m.runs == 5 and m.median_ms == 0.5 and m.method == "cuda_event"
