@@ -23,9 +23,10 @@ PEAK_FP32_FLOPS = 67e12
 
 
 # timing fields a row keeps when the verifier filled them: the clock, the intervals, CUDA-graph replay
-TIMING_EXTRAS = ("method", "blocks", "speedup_eager_low", "speedup_eager_high", "speedup_compile_low",
-                 "speedup_compile_high", "compile_method", "graph_method", "graph_candidate_ms",
-                 "graph_eager_ms", "graph_speedup_eager", "achieved_gbps", "achieved_tflops")
+TIMING_EXTRAS = ("method", "queued", "blocks", "speedup_eager_low", "speedup_eager_high",
+                 "speedup_compile_low", "speedup_compile_high", "compile_method", "graph_method",
+                 "graph_candidate_ms", "graph_eager_ms", "graph_speedup_eager", "achieved_gbps",
+                 "achieved_tflops")
 
 
 def result_row(r: Any) -> dict:

@@ -25,7 +25,8 @@ import torch
 
 from akg_rag.verify.channel import ProtocolError
 from akg_rag.verify.timing import (Comparison, Measurement, Runs, capture_graph, clock_name, exclusive,
-                                   graph_error_text, interleave, ratio_interval, summarize, wants_graphs)
+                                   graph_error_text, interleave, queued, ratio_interval, summarize,
+                                   wants_graphs)
 from akg_rag.verify.wallclock import Claim, check_blocks
 
 _monotonic = time.monotonic  # bound at import, before anything of a candidate could run
@@ -140,7 +141,8 @@ def timing_fields(p: Paired | None, eager_isolated: Measurement | None,
     if p is None:
         return {}
     cand = p.candidate
-    out: dict[str, Any] = {"method": cand.method, "candidate_iqr_ms": cand.spread_ms}
+    out: dict[str, Any] = {"method": cand.method, "queued": queued(cand.method),
+                           "candidate_iqr_ms": cand.spread_ms}
     cmp = p.comparison
     if cmp is None:
         return out

@@ -42,6 +42,8 @@ class Timings:
     # How sure the numbers are. The candidate and eager are timed interleaved in blocks; the
     # speedups are the median of per-block ratios with a distribution-free interval at `confidence`.
     method: str = ""                         # clock of the headline numbers: perf_counter | cuda_event
+    queued: bool | None = None               # a block's runs issued back to back, one wait after the
+                                             # block (CUDA); False: each run waited for; None: older rows
     candidate_iqr_ms: float | None = None    # spread of the candidate's runs (interquartile range)
     eager_iqr_ms: float | None = None
     speedup_eager_low: float | None = None   # interval of speedup_eager

@@ -244,6 +244,11 @@ def _queued_runs(fn: Callable[[], Any], device: torch.device, n: int,
     return [start.elapsed_time(end) for start, end in marks]
 
 
+def queued(method: Method) -> bool:
+    """Whether runs timed with ``method`` are queued back to back (:class:`Runs` on CUDA)."""
+    return method in ("cuda_event", "cuda_graph")
+
+
 def clock_name(device: torch.device) -> Method:
     """The clock that times runs on ``device``: "cuda_event" or "perf_counter"."""
     return "cuda_event" if device.type == "cuda" else "perf_counter"

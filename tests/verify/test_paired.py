@@ -124,7 +124,7 @@ def test_the_interpreter_times_the_candidate_only():
     cand = FakeCandidate(busy(0.2))
     p = paired.time_pair(None, cand, CPU, warmup=None, runs=None, budget_s=1.0, lock_path=None, interpreted=True)
     assert p.comparison is None and p.candidate.runs == 3 and cand.ops == ["time_block"]
-    assert paired.timing_fields(p, None, None) == {"method": "perf_counter",
+    assert paired.timing_fields(p, None, None) == {"method": "perf_counter", "queued": False,
                                                    "candidate_iqr_ms": p.candidate.spread_ms}
 
 

@@ -294,4 +294,5 @@ def test_measure_on_gpu_plans_from_one_waited_run_then_queues(monkeypatch):
     # the other four are queued behind one synchronisation
     timed = dev.log[dev.log.index("flush"):]
     assert timed == ["flush", "event", "call", "event", "sync"] + ["flush", "event", "call", "event"] * 4 + ["sync"]
-    assert m.runs == 5 and m.median_ms == 0.5 and m.method == "cuda_event"
+    assert m.runs == 5 and m.median_ms == 0.5 and m.method == "cuda_event" and timing.queued(m.method)
+    assert not timing.queued(timing.clock_name(CPU))
