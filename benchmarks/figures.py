@@ -98,9 +98,11 @@ def memory_bound(row: dict) -> bool | None:
 
 def bandwidth_figures(rows: list[dict], copy_gbps: float, target: float = 0.8) -> dict:
     """Of the memory-bound rows: how many, the median achieved fraction of ``copy_gbps`` (a
-    measured device-to-device copy, read plus write), how many reach ``target`` of it, and the
-    ones that do not (``below``: ``[problem, fraction]``, the farthest first)."""
-    bound = sorted((r["achieved_gbps"] / copy_gbps, r.get("problem", "?")) for r in rows if memory_bound(r))
+    measured device-to-device copy, read plus write), how many reach ``target`` of it, the
+    ones that do not (``below``: ``[problem, fraction]``, the farthest first), and how many were
+    timed with a block's runs queued (``queued``; the others waited for each run, host path and all)."""
+    timed = [r for r in rows if memory_bound(r)]
+    bound = sorted((r["achieved_gbps"] / copy_gbps, r.get("problem", "?")) for r in timed)
     fracs = [f for f, _ in bound]
     median = None
     if fracs:
@@ -108,7 +110,7 @@ def bandwidth_figures(rows: list[dict], copy_gbps: float, target: float = 0.8) -
         median = fracs[mid] if len(fracs) % 2 else (fracs[mid - 1] + fracs[mid]) / 2
     return {"memory_bound": len(fracs), "median_of_copy": median,
             "at_target": sum(f >= target for f in fracs), "target": target, "copy_gbps": copy_gbps,
-            "below": [[p, f] for f, p in bound if f < target]}
+            "below": [[p, f] for f, p in bound if f < target], "queued": sum(bool(r.get("queued")) for r in timed)}
 
 
 def below_line(name: str, b: dict) -> str | None:
@@ -126,7 +128,8 @@ def bandwidth_line(name: str, b: dict) -> str:
     if not b["memory_bound"]:
         return f"{name}: no timed memory-bound row"
     return (f"{name}: {b['memory_bound']} timed memory-bound rows, median {100 * b['median_of_copy']:.0f}% of "
-            f"the {b['copy_gbps']:.0f} GB/s copy, {b['at_target']} at >= {100 * b['target']:.0f}%")
+            f"the {b['copy_gbps']:.0f} GB/s copy, {b['at_target']} at >= {100 * b['target']:.0f}%"
+            f" ({b.get('queued', 0)} timed with queued runs)")
 
 
 def render_table(rows: list[list[str]]) -> str:

@@ -170,7 +170,7 @@ def test_report_leaves_out_excluded_problems_and_measures_memory_bound_rows(kb_b
         return r
 
     by = {"level1/19_ReLU": {"lowered": row("level1/19_ReLU", 0.98, 3900.0, 0.5)},
-          "level1/23_Softmax": {"lowered": row("level1/23_Softmax", 1.2, 2500.0, 2.0)},
+          "level1/23_Softmax": {"lowered": {**row("level1/23_Softmax", 1.2, 2500.0, 2.0), "queued": True}},
           "level1/1_Square_matrix_multiplication_": {"lowered": row("level1/1_Square_matrix_multiplication_",
                                                                     1.4, 200.0, 70.0)},
           "level1/50_conv_standard_2D": {"lowered": row("level1/50_conv_standard_2D", 0.3, 100.0, 20.0)}}
@@ -179,13 +179,14 @@ def test_report_leaves_out_excluded_problems_and_measures_memory_bound_rows(kb_b
     assert lv["problems"] == 3 and lv["geomean_eager"] == pytest.approx((0.98 * 1.2 * 1.4) ** (1 / 3))
     b = lv["bandwidth"]
     assert b["memory_bound"] == 2 and b["at_target"] == 1                 # ReLU at 97.5%, softmax at 62.5%
+    assert b["queued"] == 1                                               # softmax's runs were queued
     assert b["median_of_copy"] == pytest.approx((3900 / 4000 + 2500 / 4000) / 2)
     results = tmp_path / "r.jsonl"
     results.write_text("".join(json.dumps(rows["lowered"]) + "\n" for rows in by.values()))
     kb_bench.main(["report", str(results), "--exclude", "level1/*conv*", "--copy-gbps", "4000"])
     out = capsys.readouterr().out
     assert "level1: 3/3 correct" in out and "50_conv" not in out
-    assert "2 timed memory-bound rows, median 80% of the 4000 GB/s copy, 1 at >= 80%" in out
+    assert "2 timed memory-bound rows, median 80% of the 4000 GB/s copy, 1 at >= 80% (1 timed with queued runs)" in out
     assert "level1: below 80%: 23 (62%); --problems 23" in out   # what to time again first
     assert b["below"] == [["level1/23_Softmax", pytest.approx(2500 / 4000)]]
     assert "| 81 " in out      # ReLU's % of roofline (3900 / 4800) in the table
