@@ -7,7 +7,8 @@
                             [--scale small|full] [--trials N] [--device cuda:1] [--verify-backend cpu]
 
 Writes ``candidate.py``, one ``kN.sketch`` per kernel and ``report.json`` into ``--out`` (default:
-``lowered/<task stem>``); ``--verify`` then runs the verifier on the candidate and prints its verdict.
+``lowered/<task stem>``); ``--verify`` then runs the verifier on the candidate and prints its verdict
+(``--verify-backend cpu``: a Triton candidate's correctness under Triton's interpreter, no GPU).
 ``--cores library`` keeps GEMM and conv cores as cuBLAS/cuDNN/oneDNN calls and generates the rest
 (a partial candidate); a task without such a core, or with nothing else to generate, has no
 library form (exit code 2, with the reason).
@@ -63,8 +64,8 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--trials", type=int, default=5, help="correctness trials per candidate (default 5)")
     v.add_argument("--device", help="torch device for cuda, e.g. cuda:1")
     v.add_argument("--verify-backend", choices=["cuda", "cpu"],
-                   help="verify the tune's candidates on this backend (cpu: Triton under its interpreter, "
-                        "correctness only, nothing stored)")
+                   help="verify the candidate (--verify) or the tune's candidates on this backend (cpu: "
+                        "Triton under its interpreter, correctness only, nothing stored)")
     return p
 
 
@@ -96,6 +97,7 @@ def _options(args: argparse.Namespace):
 
 
 def _lower(args: argparse.Namespace, out: Path) -> int:
+    from akg_rag.errors import ConfigError
     from akg_rag.lower.assemble import lower_task
     from akg_rag.lower.tune import task_scale
     from akg_rag.lower.tuned import StoredTuning
@@ -118,8 +120,15 @@ def _lower(args: argparse.Namespace, out: Path) -> int:
 
         opts = _options(args)
         opts.compile_baseline = True
-        verdict = verify(Path(args.task), out / "candidate.py", dsl=args.dsl, backend=args.backend,
-                         options=opts).to_dict()
+        backend = args.verify_backend or args.backend
+        try:
+            verdict = verify(Path(args.task), out / "candidate.py", dsl=args.dsl, backend=backend,
+                             options=opts).to_dict()
+        except ConfigError as e:
+            if backend != "cuda" or args.dsl != "triton":
+                raise
+            raise ConfigError(f"{e}; here: --verify-backend cpu checks the candidate's correctness under "
+                              "Triton's interpreter (slow, no timing)") from None
         result["verdict"] = verdict
         code = 0 if verdict.get("status") == "correct" else 1
     if args.json:

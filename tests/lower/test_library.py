@@ -200,3 +200,21 @@ def test_library_candidate_verifies(case, verdicts):
     # the verifier sees torch compute the core and nothing else: partial, the core named
     assert result.partial and result.partial_ops == [core], result.partial_ops
     assert verdict["report"].library == [f"aten.{core}.default"]
+
+
+def test_cli_verifies_a_triton_candidate_on_the_cpu_when_asked(tmp_path, small, capsys):
+    """``--verify --verify-backend cpu``: the Triton/CUDA candidate is checked under Triton's
+    interpreter on a machine without a GPU; without the flag there, the error names it."""
+    from akg_rag.lower.__main__ import main
+
+    task = str(SUITE / "gemm_linear_gelu.py")
+    out = tmp_path / "out"
+    assert main([task, "--dsl", "triton", "--backend", "cuda", "--verify", "--verify-backend", "cpu",
+                 "--trials", "1", "--no-store", "--out", str(out)]) == 0, capsys.readouterr().err
+    assert "verdict: correct" in capsys.readouterr().out
+    import torch
+
+    if not torch.cuda.is_available():
+        assert main([task, "--dsl", "triton", "--backend", "cuda", "--verify", "--trials", "1", "--no-store",
+                     "--out", str(out)]) == 2
+        assert "--verify-backend cpu" in capsys.readouterr().err
