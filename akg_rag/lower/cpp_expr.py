@@ -157,6 +157,15 @@ class ExprMixin(ShapeMixin):
             return f"bool({a} {'&' if f == 'logical_and' else '|'} {b})", "b"
         if f == "logical_not":
             return f"(!{self.operand(args[0], idx, rank, 'b')})", "b"
+        if f in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+            c = self.cls(e)
+            a, b = (self.operand(x, idx, rank, c) for x in args)
+            sym = {"bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^"}[f]
+            return (f"bool({a} {sym} {b})" if c == "b" else f"({a} {sym} {b})"), c
+        if f == "bitwise_not":
+            c = self.cls(e)
+            a = self.operand(args[0], idx, rank, c)
+            return (f"(!{a})" if c == "b" else f"(~{a})"), c
         if f in ("max", "min"):
             c = self.cls(e)
             a, b = (self.operand(x, idx, rank, c) for x in args)

@@ -288,6 +288,9 @@ class ShapeMixin:
             return a if a == b else promote(a, b)
         if f in ("unsqueeze", "transpose", "scan_max"):
             return self.cls(e.args[0])
+        if f in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not"):
+            classes = [self.cls(a) for a in e.args]
+            return "b" if all(c == "b" for c in classes) else promote(*classes)
         if f in ("reduce_max", "reduce_min"):
             return promote(self.cls(e.args[0]))
         if f in ("reduce_sum", "reduce_prod", "scan_sum", "scan_prod", "abs", "neg", "sign", "floor",

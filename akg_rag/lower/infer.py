@@ -31,6 +31,8 @@ _BOOL_OPS = {"gt", "ge", "lt", "le", "eq", "ne", "logical_and", "logical_or", "l
 _KEEP_OPS = {"add", "sub", "mul", "max", "min", "fmod", "remainder", "floordiv", "abs", "neg", "sign",
              "floor", "ceil", "trunc", "round"}
 _EXACT_OPS = {"neg", "abs", "max", "min", "where", "transpose", "unsqueeze"}
+# bits of integers (of bools: the logical op); a bool operand stays bool, a float one is an error
+BITWISE_OPS = frozenset({"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not"})
 
 
 def compute_dtype(dtype: str) -> str:
@@ -400,6 +402,10 @@ class Typer:
         shape = self.broadcast([a.shape for a in args], node)
         operands = args[1:] if f == "where" else args
         dtype, weak = promote(operands)
+        if f in BITWISE_OPS:
+            if dtype in ("f32", "f64"):
+                raise _fail(f"{f} takes integers or bools, not {dtype}", node)
+            return VType(shape, dtype, weak)
         if f in _BOOL_OPS:
             dtype = "bool"
         elif f not in _KEEP_OPS and f != "where":

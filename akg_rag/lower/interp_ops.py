@@ -121,6 +121,7 @@ UNARY: dict[str, Callable[[Value], Value]] = {
     "asin": _t1(torch.asin), "acos": _t1(torch.acos), "sinh": _t1(torch.sinh), "cosh": _t1(torch.cosh),
     "asinh": _t1(torch.asinh), "acosh": _t1(torch.acosh), "atanh": _t1(torch.atanh),
     "erfc": _t1(torch.erfc), "lgamma": _t1(torch.lgamma),
+    "bitwise_not": _t1(torch.bitwise_not, False),
 }
 
 
@@ -151,6 +152,8 @@ BINARY: dict[str, Callable[[Value, Value], Value]] = {
     "fmod": _t2(torch.fmod), "remainder": _t2(torch.remainder), "atan2": lambda a, b: torch.atan2(_float(a), _float(b)),
     "logical_and": _t2(torch.logical_and), "logical_or": _t2(torch.logical_or),
     "floordiv": lambda a, b: _floordiv(as_tensor(a), as_tensor(b)),
+    "bitwise_and": _t2(torch.bitwise_and), "bitwise_or": _t2(torch.bitwise_or),
+    "bitwise_xor": _t2(torch.bitwise_xor),
 }
 
 

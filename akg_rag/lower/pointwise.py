@@ -36,7 +36,6 @@ _BINARY = {
     "ne": "ne", "fmod": "fmod", "remainder": "remainder", "atan2": "atan2",
     "logical_and": "logical_and", "logical_or": "logical_or", "pow": "pow",
     "floor_divide": "floordiv", "clamp_min": "max", "clamp_max": "min", "max": "max", "min": "min",
-    "bitwise_and": "logical_and", "bitwise_or": "logical_or",
 }
 _COMPARE = frozenset({"gt", "ge", "lt", "le", "eq", "ne", "logical_and", "logical_or", "isnan",
                       "isinf", "logical_not"})
@@ -229,10 +228,17 @@ def _logical_xor(args, kwargs, dts, out, conv):
     return Expr.call("ne", a, b)
 
 
+def _bitwise(op: str, logical: str) -> Callable:
+    """``bitwise_and``/``or``/``xor``: the bits of integers; of bools, the logical op."""
+    def build(args, kwargs, dts, out, conv):
+        return Expr.call(logical if out == "bool" else op, conv(0), conv(1))
+    return build
+
+
 def _bitwise_not(args, kwargs, dts, out, conv):
     if dts[0] == "bool":
         return Expr.call("logical_not", args[0])
-    return None
+    return Expr.call("bitwise_not", conv(0))
 
 
 def _masked_fill(args, kwargs, dts, out, conv):
@@ -255,4 +261,6 @@ _SPECIAL: dict[str, Callable] = {
     "add": _add_sub("add"), "sub": _add_sub("sub"), "where": _where, "clamp": _clamp,
     "relu": _relu, "_to_copy": _cast, "copy": _copy, "convert_element_type": _cast, "logical_xor": _logical_xor,
     "bitwise_not": _bitwise_not, "masked_fill": _masked_fill, "nan_to_num": _nan_to_num,
+    "bitwise_and": _bitwise("bitwise_and", "logical_and"), "bitwise_or": _bitwise("bitwise_or", "logical_or"),
+    "bitwise_xor": _bitwise("bitwise_xor", "ne"),
 }

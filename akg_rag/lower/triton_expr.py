@@ -11,10 +11,10 @@ to it explicitly where Triton's own promotion would differ.
 from __future__ import annotations
 
 from akg_rag.lower import triton_ops as ops
-from akg_rag.lower.infer import VType, promote
+from akg_rag.lower.infer import BITWISE_OPS, VType, promote
 from akg_rag.lower.sizes import Size
 from akg_rag.lower.triton_names import (
-    ADD, AND, ATOM, CMP, COMPUTE_TL, MUL, OR, UNARY, Blocks, Em, Namer, fail, lit,
+    ADD, AND, ATOM, CMP, COMPUTE_TL, MUL, OR, UNARY, XOR, Blocks, Em, Namer, fail, lit,
 )
 from akg_rag.lower.typed import TypedSketch
 from akg_rag.sketch import vocab
@@ -23,6 +23,7 @@ from akg_rag.sketch.nodes import BinOp, Call, Expr, Name, Neg, Num, Str
 _INFIX = {"add": ("+", ADD), "sub": ("-", ADD), "mul": ("*", MUL), "div": ("/", MUL),
           "gt": (">", CMP), "ge": (">=", CMP), "lt": ("<", CMP), "le": ("<=", CMP), "eq": ("==", CMP),
           "ne": ("!=", CMP), "logical_and": ("&", AND), "logical_or": ("|", OR)}
+_BITWISE = {"bitwise_and": ("&", AND), "bitwise_or": ("|", OR), "bitwise_xor": ("^", XOR)}
 
 
 class ExprWriter:
@@ -254,7 +255,19 @@ class ExprWriter:
             return Em(f"tl.where({c.text}, {a.text}, {b.text})")
         if f in _INFIX:
             return self.infix(f, e.args, r)
+        if f in BITWISE_OPS:
+            return self.bitwise(f, e.args, r)
         return self.elementwise(f, e, r)
+
+    def bitwise(self, f: str, args: list[Expr], r: VType) -> Em:
+        """Bits of integers in the result's dtype; of bools, the logical op (``~`` of an int1 is not
+        ``not``)."""
+        if f == "bitwise_not":
+            a = self.operand(args[0], r.dtype)
+            return Em(f"{a.at(CMP + 1)} == 0", CMP) if r.dtype == "bool" else Em(f"~{a.at(UNARY)}", UNARY)
+        sym, prec = _BITWISE[f]
+        a, b = (self.operand(x, r.dtype) for x in args)
+        return Em(f"{a.at(prec)} {sym} {b.at(prec + 1)}", prec)
 
     def elementwise(self, f: str, e: Call, r: VType) -> Em:
         if f == "logical_not":

@@ -13,7 +13,7 @@ from akg_rag.errors import SketchError
 from akg_rag.lower.sizes import Size
 from akg_rag.lower.typed import TypedSketch
 
-ATOM, UNARY, MUL, ADD, AND, OR, CMP = 100, 12, 11, 10, 6, 4, 3
+ATOM, UNARY, MUL, ADD, AND, XOR, OR, CMP = 100, 12, 11, 10, 6, 5, 4, 3
 COMPUTE_TL = {"f32": "tl.float32", "f64": "tl.float64", "i32": "tl.int32", "i64": "tl.int64",
               "bool": "tl.int1"}
 # storage dtypes a load widens to its compute dtype (``.to(...)`` after the ``tl.load``)

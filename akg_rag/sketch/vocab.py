@@ -24,11 +24,12 @@ UNARY_OPS: tuple[str, ...] = (
     "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "abs", "neg", "erf", "log1p", "expm1",
     "reciprocal", "floor", "ceil", "sin", "cos", "transpose", "sign", "trunc", "round", "exp2",
     "log2", "isnan", "isinf", "logical_not", "atan", "tan", "asin", "acos", "sinh", "cosh",
-    "asinh", "acosh", "atanh", "erfc", "lgamma",
+    "asinh", "acosh", "atanh", "erfc", "lgamma", "bitwise_not",
 )
 BINARY_OPS: tuple[str, ...] = (
     "add", "sub", "mul", "div", "max", "min", "pow", "gt", "ge", "lt", "le", "eq", "ne", "matmul",
     "fmod", "remainder", "atan2", "logical_and", "logical_or", "floordiv",
+    "bitwise_and", "bitwise_or", "bitwise_xor",
 )
 REDUCE_OPS: tuple[str, ...] = (
     "reduce_sum", "reduce_max", "reduce_min", "reduce_mean", "reduce_prod", "reduce_argmax",

@@ -275,6 +275,25 @@ sketch int_mask {
 }
 """
 
+SKETCHES["int_bits"] = """
+sketch int_bits {
+  symbols: L
+  tensors: x[L]: i32 in; b[L]: bool in; y[L]: i32 out; c[L]: bool out
+  params: BLOCK = 16
+
+  @llm_hint("parallel", "grid")
+  for i in range(0, L, BLOCK):
+    t = alloc([BLOCK], i32)
+    load(x[i:i + BLOCK] -> t)
+    m = alloc([BLOCK], bool)
+    load(b[i:i + BLOCK] -> m)
+    q = bitwise_or(bitwise_xor(t, bitwise_and(t, 6)), bitwise_not(neg(t)))
+    store(q -> y[i:i + BLOCK])
+    k = bitwise_or(bitwise_xor(m, gt(t, 0)), bitwise_not(m))
+    store(k -> c[i:i + BLOCK])
+}
+"""
+
 SKETCHES["col_cumsum"] = """
 sketch col_cumsum {
   symbols: M, N
@@ -555,6 +574,16 @@ def test_integer_and_bool_tensors(ext):
     m = (x > 0) & (torch.remainder(x, 3) < 2)
     assert torch.equal(y, m)
     assert torch.equal(z, torch.where(m, torch.div(x, 2, rounding_mode="floor"), -x))
+
+
+def test_bitwise_ops_on_integers_and_bools(ext):
+    """Bits of negative integers as torch gives them; on bools the logical ops (``~`` is ``not``)."""
+    x = torch.randint(-40, 40, (37,), dtype=torch.int32)
+    b = torch.rand(37, generator=torch.Generator().manual_seed(3)) > 0.5
+    y, c = torch.empty(37, dtype=torch.int32), torch.empty(37, dtype=torch.bool)
+    ext.int_bits(x, b, y, c)
+    assert torch.equal(y, (x ^ (x & 6)) | ~(-x))
+    assert torch.equal(c, (b ^ (x > 0)) | ~b)
 
 
 # ---- matmul ---------------------------------------------------------------------------------------

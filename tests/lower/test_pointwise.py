@@ -81,3 +81,28 @@ def get_init_inputs():
     assert rel(got) < 1e-5 and rel(ref) > 1e-2, (rel(got), rel(ref))
     assert (got.double() - exact).abs().max().item() < 1e-6
     torch.testing.assert_close(got, ref, atol=1e-5, rtol=1e-5)
+
+
+def test_bitwise_ops_keep_the_bits_of_integers_and_the_logic_of_bools(write_task):
+    """``&``, ``|``, ``^`` and ``~`` on integer tensors (negative ones, mixed widths, a scalar
+    operand) compute bits, not truth values; on bool tensors they stay logical."""
+    path = write_task("""
+class Model(nn.Module):
+    def forward(self, a, b, m):
+        x = (a & 6) | (b ^ 3)
+        y = ~a + (b & a) - (a | -5)
+        z = (m ^ (a > 0)) | ~m
+        return x.float() * 0.5 + y, z & (b < 2)
+
+def get_inputs():
+    return [torch.randint(-20, 20, (6, 11), dtype=torch.int32), torch.randint(-20, 20, (6, 11)),
+            torch.rand(6, 11) > 0.5]
+
+def get_init_inputs():
+    return []
+""")
+    program = partition(capture(path, path.read_text()))
+    assert all(isinstance(s, KernelStep) for s in program.steps)    # no torch fallback
+    refs, outs = reference_and_program(path, program)
+    assert [o.dtype for o in outs] == [r.dtype for r in refs] == [torch.float32, torch.bool]
+    assert all(torch.equal(o, r) for o, r in zip(outs, refs))

@@ -66,9 +66,64 @@ BOOL_BINARY = {"gt": torch.gt, "ge": torch.ge, "lt": torch.lt, "le": torch.le, "
                "logical_and": torch.logical_and, "logical_or": torch.logical_or}
 
 
+BITWISE = {"bitwise_and": torch.bitwise_and, "bitwise_or": torch.bitwise_or, "bitwise_xor": torch.bitwise_xor,
+           "bitwise_not": torch.bitwise_not}
+
+BITWISE_SKETCH = """
+sketch op_{name} {{
+  symbols: M, N
+  tensors: x[M, N]: {dt} in; z[M, N]: {dt} in; y[M, N]: {dt} out
+  @llm_hint("parallel", "core")
+  for m in range(M):
+    t = alloc([N], {dt})
+    load(x[m, 0:N] -> t)
+    u = alloc([N], {dt})
+    load(z[m, 0:N] -> u)
+    r = {expr}
+    store(r -> y[m, 0:N])
+}}
+"""
+
+
 def test_the_tables_cover_the_vocabulary():
-    covered = set(UNARY) | set(BOOL_UNARY) | set(BINARY) | set(BOOL_BINARY) | {"transpose", "matmul"}
+    covered = (set(UNARY) | set(BOOL_UNARY) | set(BINARY) | set(BOOL_BINARY) | set(BITWISE)
+               | {"transpose", "matmul"})
     assert covered == set(vocab.UNARY_OPS) | set(vocab.BINARY_OPS)
+
+
+@pytest.mark.parametrize("dt", ["i32", "i64", "bool"])
+@pytest.mark.parametrize("op", sorted(BITWISE))
+def test_bitwise_op(build, device, op, dt):
+    """The bits of integers, negative ones too (two's complement, as torch); of bools, the logical
+    op (``~`` of a bool is ``not``, not -2)."""
+    g = torch.Generator().manual_seed(1)
+    tdt = {"i32": torch.int32, "i64": torch.int64, "bool": torch.bool}[dt]
+    x, z = (torch.randint(-40, 40, (3, 19), generator=g) for _ in range(2))
+    x, z = (v.to(tdt) if dt != "bool" else v > 0 for v in (x, z))
+    x, z = x.to(device), z.to(device)
+    expr = f"{op}(t)" if op == "bitwise_not" else f"{op}(t, u)"
+    fn, _, _ = build(BITWISE_SKETCH.format(name=op, dt=dt, expr=expr), f"bits_{op}_{dt}")
+    y = torch.empty_like(x)
+    fn(x, z, y)
+    assert torch.equal(y, BITWISE[op](x) if op == "bitwise_not" else BITWISE[op](x, z))
+
+
+def test_bitwise_op_of_floats_is_a_sketch_error(build):
+    from akg_rag.errors import SketchError
+
+    with pytest.raises(SketchError, match="bitwise_and takes integers or bools, not f32"):
+        build(BINARY_SKETCH.format(name="fbits", out="f32", expr="bitwise_and(t, u)"), "fbits")
+
+
+def test_bitwise_ops_bind_as_python_does(build, device):
+    """``or(xor(a, and(b, c)), 5)`` printed with the fewest parentheses still means that."""
+    g = torch.Generator().manual_seed(2)
+    x, z = (torch.randint(-40, 40, (3, 19), generator=g, dtype=torch.int32).to(device) for _ in range(2))
+    expr = "bitwise_or(bitwise_xor(t, bitwise_and(u, add(t, 3))), bitwise_not(5))"
+    fn, _, _ = build(BITWISE_SKETCH.format(name="prec", dt="i32", expr=expr), "bits_prec")
+    y = torch.empty_like(x)
+    fn(x, z, y)
+    assert torch.equal(y, (x ^ (z & (x + 3))) | ~torch.tensor(5, dtype=torch.int32))
 
 
 def _input(device, lo, hi, shape=(3, 19)):

@@ -334,6 +334,9 @@ def expr_dtype(e: Expr, dtypes: dict[str, str]) -> str:
         return "bool"
     if e.op in ("numel", "index"):
         return "int"
+    if e.op.startswith("bitwise_"):   # bits of integers; of bools (the emitters' own), bool
+        kinds = {expr_dtype(a, dtypes) for a in e.args}
+        return "bool" if kinds == {"bool"} else "int"
     if e.op == "gather":
         d = dtypes.get(e.ref or "", "float32")
         return "bool" if d == "bool" else ("float" if "float" in d else "int")
