@@ -235,6 +235,37 @@ def _bitwise(op: str, logical: str) -> Callable:
     return build
 
 
+# bits of the integer dtypes; a shift computes in i32 below 64 bits (akg_rag.lower.infer)
+_INT_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64, "uint8": 8}
+
+
+def _shift(left: bool) -> Callable:
+    """``a << k`` as ``a * 2**k`` and ``a >> k`` as ``floordiv(a, 2**k)`` (the same bits in two's
+    complement, wrapping as the stored dtype does); a tensor or out-of-range shift stays torch's."""
+    def build(args, kwargs, dts, out, conv):
+        k = args[1]
+        if isinstance(k, bool) or not isinstance(k, int) or out not in _INT_BITS:
+            return None
+        if not 0 <= k <= (62 if out == "int64" else 30):
+            return None
+        return Expr.call("mul" if left else "floordiv", conv(0), _const(2 ** k, out))
+    return build
+
+
+def _hypot(args, kwargs, dts, out, conv):
+    """``sqrt(a*a + b*b)`` without its overflow: ``m * sqrt(1 + (n/m)**2)`` for m = max(|a|, |b|),
+    n the other; 0 where both are 0, inf where either is (even beside a NaN, as C's hypot)."""
+    if not _is_float(out):
+        return None
+    a, b = Expr.call("abs", conv(0)), Expr.call("abs", conv(1))
+    m, n = Expr.call("max", a, b), Expr.call("min", a, b)
+    q = Expr.call("div", n, m)
+    r = Expr.call("mul", m, Expr.call("sqrt", Expr.call("add", _const(1.0), Expr.call("mul", q, q))))
+    r = Expr.call("where", Expr.call("eq", m, _const(0.0)), _const(0.0), r)
+    inf = Expr.call("logical_or", Expr.call("isinf", a), Expr.call("isinf", b))
+    return Expr.call("where", inf, Expr.const(math.inf), r)
+
+
 def _bitwise_not(args, kwargs, dts, out, conv):
     if dts[0] == "bool":
         return Expr.call("logical_not", args[0])
@@ -263,4 +294,6 @@ _SPECIAL: dict[str, Callable] = {
     "bitwise_not": _bitwise_not, "masked_fill": _masked_fill, "nan_to_num": _nan_to_num,
     "bitwise_and": _bitwise("bitwise_and", "logical_and"), "bitwise_or": _bitwise("bitwise_or", "logical_or"),
     "bitwise_xor": _bitwise("bitwise_xor", "ne"),
+    "__lshift__": _shift(True), "__rshift__": _shift(False), "bitwise_left_shift": _shift(True),
+    "bitwise_right_shift": _shift(False), "hypot": _hypot,
 }

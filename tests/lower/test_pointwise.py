@@ -106,3 +106,31 @@ def get_init_inputs():
     refs, outs = reference_and_program(path, program)
     assert [o.dtype for o in outs] == [r.dtype for r in refs] == [torch.float32, torch.bool]
     assert all(torch.equal(o, r) for o, r in zip(outs, refs))
+
+
+def test_shifts_by_a_literal_and_hypot_are_kernels(write_task):
+    """``<<`` and ``>>`` by a literal wrap and floor as torch's shifts do (int64, int8, int32,
+    negative values); ``torch.hypot`` neither overflows at 1e20 nor loses an infinity to a NaN."""
+    path = write_task("""
+class Model(nn.Module):
+    def forward(self, a, b, c, x, y):
+        return (a << 3) - (a >> 2), (b << 5) + (b >> 3), (c << 30) + (c >> 1), (a << 62) >> 61, torch.hypot(x, y)
+
+def get_inputs():
+    x = torch.randn(6, 11) * 1e20
+    x[0, :4] = torch.tensor([float("inf"), 0.0, float("nan"), -float("inf")])
+    y = torch.randn(6, 11)
+    y[0, :4] = torch.tensor([float("nan"), 0.0, 1.0, 3.0])
+    return [torch.randint(-2**40, 2**40, (6, 11)), torch.randint(-100, 100, (6, 11), dtype=torch.int8),
+            torch.randint(-2**20, 2**20, (6, 11), dtype=torch.int32), x, y]
+
+def get_init_inputs():
+    return []
+""")
+    program = partition(capture(path, path.read_text()))
+    assert all(isinstance(s, KernelStep) for s in program.steps)    # no torch fallback
+    refs, outs = reference_and_program(path, program)
+    assert all(o.dtype == r.dtype for o, r in zip(outs, refs))
+    assert all(torch.equal(o, r) for o, r in zip(outs[:4], refs[:4]))
+    assert outs[4][0, 0] == math.inf and outs[4][0, 1] == 0.0 and outs[4][0, 2].isnan()
+    torch.testing.assert_close(outs[4], refs[4], equal_nan=True, rtol=1e-6, atol=0.0)
