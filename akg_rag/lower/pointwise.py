@@ -266,6 +266,21 @@ def _hypot(args, kwargs, dts, out, conv):
     return Expr.call("where", inf, Expr.const(math.inf), r)
 
 
+def _round(args, kwargs, dts, out, conv):
+    """``torch.round(x, decimals=d)`` as torch computes it: ``round(x * 10**d) / 10**d`` (``d`` <
+    0: ``round(x / 10**-d) * 10**-d``), halves to even; integers unchanged."""
+    d = kwargs.get("decimals", args[1] if len(args) > 1 else 0)
+    if not _is_float(dts[0]):
+        return args[0]
+    x = conv(0)
+    if not d:
+        return Expr.call("round", x)
+    p = _const(float(10 ** abs(d)))
+    if d > 0:
+        return Expr.call("div", Expr.call("round", Expr.call("mul", x, p)), p)
+    return Expr.call("mul", Expr.call("round", Expr.call("div", x, p)), p)
+
+
 def _bitwise_not(args, kwargs, dts, out, conv):
     if dts[0] == "bool":
         return Expr.call("logical_not", args[0])
@@ -295,5 +310,5 @@ _SPECIAL: dict[str, Callable] = {
     "bitwise_and": _bitwise("bitwise_and", "logical_and"), "bitwise_or": _bitwise("bitwise_or", "logical_or"),
     "bitwise_xor": _bitwise("bitwise_xor", "ne"),
     "__lshift__": _shift(True), "__rshift__": _shift(False), "bitwise_left_shift": _shift(True),
-    "bitwise_right_shift": _shift(False), "hypot": _hypot,
+    "bitwise_right_shift": _shift(False), "hypot": _hypot, "round": _round,
 }

@@ -134,3 +134,26 @@ def get_init_inputs():
     assert all(torch.equal(o, r) for o, r in zip(outs[:4], refs[:4]))
     assert outs[4][0, 0] == math.inf and outs[4][0, 1] == 0.0 and outs[4][0, 2].isnan()
     torch.testing.assert_close(outs[4], refs[4], equal_nan=True, rtol=1e-6, atol=0.0)
+
+
+def test_round_keeps_its_decimals(write_task):
+    """``torch.round(x, decimals=d)`` rounds at the d-th decimal (d < 0: to tens, hundreds...), halves
+    to even, as torch does; an integer tensor is unchanged."""
+    path = write_task("""
+class Model(nn.Module):
+    def forward(self, x, y, i):
+        return torch.round(x, decimals=2), torch.round(x, decimals=-1), torch.round(y, decimals=3), torch.round(i)
+
+def get_inputs():
+    x = torch.randn(6, 11) * 100
+    x[0, :3] = torch.tensor([0.125, 25.0, -35.0])
+    return [x, torch.randn(4, 5, dtype=torch.float64), torch.randint(-9, 9, (3, 4))]
+
+def get_init_inputs():
+    return []
+""")
+    program = partition(capture(path, path.read_text()))
+    refs, outs = reference_and_program(path, program)
+    assert all(o.dtype == r.dtype for o, r in zip(outs, refs))
+    assert all(torch.equal(o, r) for o, r in zip(outs, refs))
+    assert outs[1][0, 1] == 20.0 and outs[1][0, 2] == -40.0      # 25 -> 20, -35 -> -40: to even
