@@ -31,8 +31,8 @@ from akg_rag.verify.guards import dedupe, violation
 from akg_rag.verify.hooks import GuardError, Hooks
 from akg_rag.verify.ops import OpRecorder
 from akg_rag.verify.options import VerifyOptions
-from akg_rag.verify.tensors import (BufferState, draw_inputs, fingerprint, oom_where, reseed, storage_ptrs,
-                                    tensors_of, tree_map)
+from akg_rag.verify.tensors import (BufferState, draw_inputs, fingerprint, oom_where, refill, reseed,
+                                    storage_ptrs, tensors_of, tree_map)
 from akg_rag.verify.timing import Runs, capture_graph, graph_error_text, storages
 
 MAX_BLOCK_RUNS = 10_000     # runs per timed block (the judge's plans ask for 1000 at most)
@@ -176,12 +176,15 @@ class CandidateSide:
     # -- commands ----------------------------------------------------------------------------
     def cmd_run(self, msg: dict[str, Any]) -> dict[str, Any]:
         tag = str(msg["tag"])
+        seed = int(msg["seed"])
+        all_inputs = self._inputs(seed)
+        if msg.get("in_place") and self.timing_inputs is not None:
+            # the first set's values written into the very tensors the timed calls read
+            all_inputs[0] = refill(self.timing_inputs, all_inputs[0])
         # timing is over once outputs are asked for again: free its inputs, outputs and graph
         self.timing_inputs = self.timed = self.graph_timed = None
         self._free()
         sets = []
-        seed = int(msg["seed"])
-        all_inputs = self._inputs(seed)
         for s in range(len(all_inputs)):
             self.phase(f"{tag}, input set {s}")
             inputs, all_inputs[s] = all_inputs[s], None

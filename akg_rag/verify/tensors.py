@@ -40,6 +40,19 @@ def tensors_of(x: Any) -> list[torch.Tensor]:
     return []
 
 
+def refill(dst: Any, src: Any) -> Any:
+    """``src``'s values written into ``dst``'s own tensors (same storages, same objects) when both
+    have the same structure, non-tensor leaves and tensor shapes, dtypes, strides and devices;
+    otherwise ``src`` itself. A result kept by its inputs' addresses then answers for old values."""
+    probe = lambda t: (tuple(t.shape), t.dtype, t.stride(), t.device)  # noqa: E731
+    if tree_map(dst, probe) != tree_map(src, probe):
+        return src
+    with torch.no_grad():
+        for d, s in zip(tensors_of(dst), tensors_of(src)):
+            d.copy_(s)
+    return dst
+
+
 def draw_inputs(input_sets: Callable[[], list[list[Any]]], seed: int, device: torch.device) -> list[list[Any]]:
     """Every input list of a task for ``seed``, on ``device`` (drawn there when the task allows)."""
     torch.manual_seed(seed)

@@ -39,6 +39,7 @@ TRITON_BATCH: dict[str, tuple[str, dict]] = {
     "triton_same_buffer": ("rowscale", {}),
     "triton_two_buffers": ("rowscale", {"timing": False}),
     "triton_memo": ("rowscale", {}),
+    "triton_memo_address": ("rowscale", {}),
     "triton_inplace": ("rowscale", {}),
     "cpp_never_built": ("rowscale", {}),
     "rt_thread": ("rowscale", {}),
