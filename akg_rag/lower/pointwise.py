@@ -235,8 +235,8 @@ def _bitwise(op: str, logical: str) -> Callable:
     return build
 
 
-# bits of the integer dtypes; a shift computes in i32 below 64 bits (akg_rag.lower.infer)
-_INT_BITS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64, "uint8": 8}
+# the integer dtypes a shift by a literal lowers for (computed in i32 below 64 bits: akg_rag.lower.infer)
+_INT_DTYPES = frozenset({"int8", "int16", "int32", "int64", "uint8"})
 
 
 def _shift(left: bool) -> Callable:
@@ -244,7 +244,7 @@ def _shift(left: bool) -> Callable:
     complement, wrapping as the stored dtype does); a tensor or out-of-range shift stays torch's."""
     def build(args, kwargs, dts, out, conv):
         k = args[1]
-        if isinstance(k, bool) or not isinstance(k, int) or out not in _INT_BITS:
+        if isinstance(k, bool) or not isinstance(k, int) or out not in _INT_DTYPES:
             return None
         if not 0 <= k <= (62 if out == "int64" else 30):
             return None

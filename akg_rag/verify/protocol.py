@@ -168,6 +168,16 @@ class CandidateSide:
         except Exception as e:  # noqa: BLE001
             raise VerifierStepFailed(f"writing output {tag}.{s} for the judge: {type(e).__name__}: {e}") from e
 
+    def _room_for(self, tree: Any) -> bool:
+        """Whether ``tree``'s tensors could be drawn once more beside themselves (CUDA: free memory
+        of at least twice their bytes; elsewhere the memory cap answers)."""
+        if tree is None:
+            return False
+        if self.device.type != "cuda":
+            return True
+        need = sum(t.numel() * t.element_size() for t in tensors_of(tree))
+        return torch.cuda.mem_get_info(self.device)[0] >= 2 * need
+
     def _free(self) -> None:
         """Give cached device memory back: the judge shares the device."""
         if self.device.type == "cuda":
@@ -177,13 +187,17 @@ class CandidateSide:
     def cmd_run(self, msg: dict[str, Any]) -> dict[str, Any]:
         tag = str(msg["tag"])
         seed = int(msg["seed"])
-        all_inputs = self._inputs(seed)
-        if msg.get("in_place") and self.timing_inputs is not None:
-            # the first set's values written into the very tensors the timed calls read
-            all_inputs[0] = refill(self.timing_inputs, all_inputs[0])
-        # timing is over once outputs are asked for again: free its inputs, outputs and graph
-        self.timing_inputs = self.timed = self.graph_timed = None
+        # timing is over once outputs are asked for again: free its outputs and graph, and its
+        # inputs unless the first set's fresh values are to be written into them (where the
+        # device has room for both sets while they are copied)
+        self.timed = self.graph_timed = None
+        held = self.timing_inputs if msg.get("in_place") and self._room_for(self.timing_inputs) else None
+        self.timing_inputs = None
         self._free()
+        all_inputs = self._inputs(seed)
+        if held is not None:
+            all_inputs[0] = refill(held, all_inputs[0])
+        del held
         sets = []
         for s in range(len(all_inputs)):
             self.phase(f"{tag}, input set {s}")
