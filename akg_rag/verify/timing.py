@@ -287,7 +287,7 @@ def _timed_runs(fn: Callable[[], Any], device: torch.device, runs: int | None, b
         cap = 1000 if gpu else 200
         runs = int(max(5, min(cap, budget_s * 1000.0 / max(first_ms, 1e-3))))
     timer = Runs(fn, device, input_ptrs, check_reuse=True)
-    timer._seen(first)
+    timer.see(first)
     del first
     times = [first_ms] + timer(runs - 1)
     timer.release()
@@ -336,7 +336,7 @@ class Runs:
         self._prev_ptrs: tuple[int, ...] = ()
 
     def __call__(self, n: int) -> list[float]:
-        seen = self._seen if self.check_reuse else None
+        seen = self.see if self.check_reuse else None
         if self.device.type == "cuda":
             return _queued_runs(self.fn, self.device, n, seen)
         times = []
@@ -347,7 +347,8 @@ class Runs:
                 seen(out)
         return times
 
-    def _seen(self, out: Any) -> None:
+    def see(self, out: Any) -> None:
+        """Note one output for the reuse check (a call made outside :meth:`__call__` too)."""
         ptrs = storages(out)
         # the previous output is still alive, so equal pointers mean the same buffer
         if ptrs and ptrs == self._prev_ptrs and not set(ptrs) <= self.input_ptrs:
