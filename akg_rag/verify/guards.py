@@ -26,7 +26,8 @@ GUARDS: dict[str, str] = {
                      "candidate process answered the judge outside the protocol",
     "timing_mismatch": "the candidate's reported times disagree with the judge's wall clock of the timed "
                        "loop, or beat the device's peak bandwidth",
-    "cached_output": "outputs reused across calls, or correct only on the inputs seen before timing",
+    "cached_output": "outputs reused across calls, correct only on the inputs seen before timing, or timed "
+                     "on answers kept from earlier calls",
     "inputs_modified": "the candidate changed its inputs in place (the reference does not)",
 }
 

@@ -33,7 +33,7 @@ from akg_rag.verify.ops import OpRecorder
 from akg_rag.verify.options import VerifyOptions
 from akg_rag.verify.tensors import (BufferState, draw_inputs, fingerprint, oom_where, refill, reseed,
                                     storage_ptrs, tensors_of, tree_map)
-from akg_rag.verify.timing import Runs, capture_graph, graph_error_text, storages
+from akg_rag.verify.timing import Runs, capture_graph, graph_error_text, lone_run, storages
 
 MAX_BLOCK_RUNS = 10_000     # runs per timed block (the judge's plans ask for 1000 at most)
 
@@ -135,18 +135,24 @@ class CandidateSide:
         if self.device.type == "cuda":
             torch.cuda.synchronize(self.device)
 
-    def _guarded_call(self, inputs: list[Any], seed: int, where: str, ref_mutates: bool) -> Any:
+    def _guarded_call(self, inputs: list[Any], seed: int, where: str, ref_mutates: bool,
+                      timer: Callable[..., tuple[float, Any]] | None = None) -> tuple[Any, float | None]:
         """One forward on ``inputs`` freshly drawn from ``seed`` (no copy needed: they are this call's
         alone), with the generators reseeded as the judge does for the reference, launch counting and
-        input checks. The previous output stays alive until this call returns, so an equal storage
-        pointer means the very same buffer came back, not a recycled block."""
+        input checks; returns (output, ms), ms from ``timer`` (:func:`lone_run`) when one is given.
+        The previous output stays alive until this call returns, so an equal storage pointer means
+        the very same buffer came back, not a recycled block."""
         assert self.hooks is not None
         before = [fingerprint(t) for t in tensors_of(inputs)]
         launches, custom = self.hooks.launches, len(self.rec.custom)
         reseed(seed)
         self.state.restore()
+        ms = None
         with torch.no_grad(), self.rec:
-            out = self.model(*inputs)
+            if timer is None:
+                out = self.model(*inputs)
+            else:
+                ms, out = timer(lambda: self.model(*inputs), self.device)
         self._sync()
         if self.hooks.launches == launches and len(self.rec.custom) == custom and self.dsl != "tilelang":
             self._flag("no_kernel", f"forward ran without launching a {self.dsl} kernel ({where})")
@@ -156,7 +162,7 @@ class CandidateSide:
         if ptrs and ptrs == self.prev_ptrs and not set(ptrs) <= storage_ptrs(inputs):
             self._flag("cached_output", f"returned the same output buffer as the previous call ({where})")
         self.prev_ptrs, self.prev_out = ptrs, out
-        return out
+        return out, ms
 
     def _write(self, out: Any, tag: str, s: int) -> dict[str, Any]:
         """Hand one output to the judge as files (or say why it is not a tensor list)."""
@@ -195,20 +201,29 @@ class CandidateSide:
         self.timing_inputs = None
         self._free()
         all_inputs = self._inputs(seed)
+        in_place = False
         if held is not None:
             all_inputs[0] = refill(held, all_inputs[0])
+            in_place = all_inputs[0] is held
+            if in_place and msg.get("time_first"):
+                self.timing_inputs = held   # the judge may ask for another first call in them
         del held
-        sets = []
+        sets, lone_ms = [], None
         for s in range(len(all_inputs)):
             self.phase(f"{tag}, input set {s}")
             inputs, all_inputs[s] = all_inputs[s], None
-            out = self._guarded_call(inputs, seed, msg.get("where", tag) + f", input set {s}",
-                                     bool(msg.get("ref_mutates")))
+            # the first call on values never seen before, in the timed calls' own tensors, timed as
+            # they were: no answer kept from earlier calls can serve it
+            timer = lone_run if s == 0 and in_place and msg.get("time_first") else None
+            out, ms = self._guarded_call(inputs, seed, msg.get("where", tag) + f", input set {s}",
+                                         bool(msg.get("ref_mutates")), timer)
+            if timer is not None:
+                lone_ms = ms
             del inputs
             sets.append(self._write(out, tag, s))
             del out
         self._free()
-        return {"op": "outputs", "tag": tag, "sets": sets}
+        return {"op": "outputs", "tag": tag, "sets": sets, "first_call_ms": lone_ms}
 
     def cmd_attribute(self, msg: dict[str, Any]) -> dict[str, Any]:
         """Classify every launch of one forward (inputs of ``seed``), then run one on fresh inputs

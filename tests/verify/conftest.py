@@ -40,6 +40,7 @@ TRITON_BATCH: dict[str, tuple[str, dict]] = {
     "triton_two_buffers": ("rowscale", {"timing": False}),
     "triton_memo": ("rowscale", {}),
     "triton_memo_address": ("rowscale", {}),
+    "triton_memo_sampled": ("rowscale", {}),
     "triton_inplace": ("rowscale", {}),
     "cpp_never_built": ("rowscale", {}),
     "rt_thread": ("rowscale", {}),

@@ -14,6 +14,8 @@ def test_correct_triton_candidate_passes(batch):
     assert t.candidate_ms > 0 and t.eager_ms > 0
     assert t.compile_status == "disabled"
     assert r.review is False                                 # no review on meaningless timings
+    # the fresh-input check's first call on new values, timed alone, agrees with the timed median
+    assert t.first_call_ms is not None and 0 < t.first_call_ms <= 2 * t.candidate_ms + 0.2
 
 
 def test_a_kernel_that_copies_on_these_inputs_is_work_when_torch_computes_nothing(batch):
@@ -103,6 +105,7 @@ def test_unbounded_allocation_is_stopped_by_the_memory_cap(batch):
     ("triton_same_buffer", "cached_output"),
     ("triton_memo", "cached_output"),
     ("triton_memo_address", "cached_output"),   # a copy of an answer kept by input address
+    ("triton_memo_sampled", "cached_output"),   # answers kept by sampled values: new ones compute
     ("triton_inplace", "inputs_modified"),
     ("rt_thread", "spawn"),
     ("rt_fork", "spawn"),
@@ -124,6 +127,17 @@ def test_runtime_guard(batch, name, guard):
     assert r.status == "guard_violation", r.feedback + r.log
     assert guard in r.violation_names()
     assert guard in r.feedback
+
+
+def test_answers_kept_by_sampled_values_are_caught_by_the_first_call_on_new_values(batch):
+    """Every output it gives is right (new values miss its store and are computed), so the
+    fresh-input comparison passes; the timed calls repeat one input set and only copy. The first
+    call on new values, timed as a timed run, is far slower than the timed median, twice."""
+    r = batch["triton_memo_sampled"]
+    assert r.status == "guard_violation", r.feedback + r.log
+    detail = [v["detail"] for v in r.guard_violations if v["name"] == "cached_output"]
+    assert detail and "first call on new values" in detail[0] and " and " in detail[0], detail
+    assert "wrong on fresh inputs" not in r.feedback
 
 
 def test_frame_walk_cannot_forge_a_verdict(batch):

@@ -259,6 +259,7 @@ class DeviceLog:
         monkeypatch.setattr(timing, "_Event", Event)
         monkeypatch.setattr(timing, "_flush_l2", lambda device: log.log.append("flush"))
         monkeypatch.setattr(timing, "_synchronize", lambda device=None: log.log.append("sync"))
+        monkeypatch.setattr(timing, "_sleep", lambda cycles: log.log.append(f"sleep {cycles}"))
 
     def kernel(self, ms: float, out: torch.Tensor | None = None):
         def fn():
@@ -296,3 +297,19 @@ def test_measure_on_gpu_plans_from_one_waited_run_then_queues(monkeypatch):
     assert timed == ["flush", "event", "call", "event", "sync"] + ["flush", "event", "call", "event"] * 4 + ["sync"]
     assert m.runs == 5 and m.median_ms == 0.5 and m.method == "cuda_event" and timing.queued(m.method)
     assert not timing.queued(timing.clock_name(CPU))
+
+
+def test_a_lone_gpu_call_is_issued_behind_a_sleep_and_timed_like_a_run(monkeypatch):
+    """The fresh-input check's first call: the device is idle (waited for), a sleep is queued so the
+    call's host path is issued while it sleeps, then the flush and the call between two events."""
+    dev = DeviceLog(monkeypatch)
+    ms, out = timing.lone_run(dev.kernel(0.75), torch.device("cuda"))
+    assert dev.log == ["sync", f"sleep {timing.COVER_CYCLES}", "flush", "event", "call", "event", "sync"]
+    assert ms == 0.75 and isinstance(out, torch.Tensor)
+
+
+def test_a_lone_cpu_call_is_wall_clocked(clock):
+    c = clock(lambda now: 1.0)
+    call = c.fn(2.5)
+    ms, out = timing.lone_run(lambda: call() or "answer", CPU)
+    assert out == "answer" and ms == pytest.approx(2.5, rel=0.06)
