@@ -26,7 +26,7 @@ PEAK_FP32_FLOPS = 67e12
 TIMING_EXTRAS = ("method", "queued", "blocks", "speedup_eager_low", "speedup_eager_high",
                  "speedup_compile_low", "speedup_compile_high", "compile_method", "graph_method",
                  "graph_candidate_ms", "graph_eager_ms", "graph_speedup_eager", "achieved_gbps",
-                 "achieved_tflops")
+                 "achieved_tflops", "first_call_ms")
 
 
 def result_row(r: Any) -> dict:

@@ -29,6 +29,8 @@ GUARDS: dict[str, str] = {
     "cached_output": "outputs reused across calls, correct only on the inputs seen before timing, or timed "
                      "on answers kept from earlier calls",
     "inputs_modified": "the candidate changed its inputs in place (the reference does not)",
+    "foreign_output": "an output is a tensor subclass, not a plain torch.Tensor: a subclass can compute "
+                      "its values when they are read, outside the forward and its timing",
 }
 
 

@@ -31,8 +31,8 @@ from akg_rag.verify.guards import dedupe, violation
 from akg_rag.verify.hooks import GuardError, Hooks
 from akg_rag.verify.ops import OpRecorder
 from akg_rag.verify.options import VerifyOptions
-from akg_rag.verify.tensors import (BufferState, draw_inputs, fingerprint, oom_where, refill, reseed,
-                                    storage_ptrs, tensors_of, tree_map)
+from akg_rag.verify.tensors import (BufferState, draw_inputs, fingerprint, foreign_types, oom_where, refill,
+                                    reseed, storage_ptrs, tensors_of, tree_map)
 from akg_rag.verify.timing import Runs, capture_graph, graph_error_text, lone_run, storages
 
 MAX_BLOCK_RUNS = 10_000     # runs per timed block (the judge's plans ask for 1000 at most)
@@ -131,6 +131,12 @@ class CandidateSide:
         if name not in {v["name"] for v in self.violations}:
             self.violations.append(violation(name, detail))
 
+    def _plain(self, out: Any, where: str) -> None:
+        """Flag outputs that are not plain tensors (checked by type alone: nothing of theirs runs)."""
+        foreign = foreign_types(out)
+        if foreign:
+            self._flag("foreign_output", f"returned a {', '.join(foreign)}, not a plain torch.Tensor ({where})")
+
     def _sync(self) -> None:
         if self.device.type == "cuda":
             torch.cuda.synchronize(self.device)
@@ -154,6 +160,7 @@ class CandidateSide:
             else:
                 ms, out = timer(lambda: self.model(*inputs), self.device)
         self._sync()
+        self._plain(out, where)
         if self.hooks.launches == launches and len(self.rec.custom) == custom and self.dsl != "tilelang":
             self._flag("no_kernel", f"forward ran without launching a {self.dsl} kernel ({where})")
         if not ref_mutates and [fingerprint(t) for t in tensors_of(inputs)] != before:
@@ -248,6 +255,7 @@ class CandidateSide:
                 with torch.no_grad():
                     out = self.model(*cin)
                 self._sync()
+                self._plain(out, "the forward with its launches skipped")
             except Exception as e:  # noqa: BLE001 - the forward needs its kernels: that is the point
                 out = f"an exception with its kernels skipped ({type(e).__name__})"
         finally:
@@ -285,6 +293,9 @@ class CandidateSide:
             times = runs(n)
         if runs.reused:
             self._flag("cached_output", "returned the same output buffer on consecutive timed calls")
+        if runs.foreign:
+            self._flag("foreign_output", f"returned a {', '.join(runs.foreign)}, not a plain torch.Tensor "
+                       "(timed calls)")
         return {"op": "block", "times_ms": times}
 
     def cmd_graph(self, msg: dict[str, Any]) -> dict[str, Any]:

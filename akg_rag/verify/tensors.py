@@ -40,6 +40,13 @@ def tensors_of(x: Any) -> list[torch.Tensor]:
     return []
 
 
+def foreign_types(x: Any) -> list[str]:
+    """Names of the types, other than ``torch.Tensor`` (and ``nn.Parameter``), of ``x``'s tensors:
+    a subclass can compute its values when first read, outside the forward and its timing."""
+    plain = (torch.Tensor, torch.nn.Parameter)
+    return sorted({type(t).__qualname__ for t in tensors_of(x) if type(t) not in plain})
+
+
 def refill(dst: Any, src: Any) -> Any:
     """``src``'s values written into ``dst``'s own tensors (same storages, same objects) when both
     have the same structure, non-tensor leaves and tensor shapes, dtypes, strides and devices;

@@ -339,13 +339,15 @@ class Runs:
     (:func:`_queued_runs`), one at a time on the CPU clock (:func:`_one_run`).
 
     With ``check_reuse`` it remembers the previous output across blocks and sets ``reused`` when a
-    call returns the very same buffer (one that is not an input: ``input_ptrs``).
+    call returns the very same buffer (one that is not an input: ``input_ptrs``), and ``foreign`` to
+    the names of output types other than a plain tensor (a subclass may compute when read).
     """
 
     def __init__(self, fn: Callable[[], Any], device: torch.device, input_ptrs: tuple[int, ...] = (),
                  check_reuse: bool = False) -> None:
         self.fn, self.device, self.input_ptrs, self.check_reuse = fn, device, set(input_ptrs), check_reuse
         self.reused = False
+        self.foreign: list[str] = []
         self._prev: Any = None
         self._prev_ptrs: tuple[int, ...] = ()
 
@@ -363,6 +365,11 @@ class Runs:
 
     def see(self, out: Any) -> None:
         """Note one output for the reuse check (a call made outside :meth:`__call__` too)."""
+        items = out if isinstance(out, (tuple, list)) else (out,)
+        for t in items:   # by type alone, before anything of the output runs
+            if isinstance(t, torch.Tensor) and type(t) not in (torch.Tensor, torch.nn.Parameter):
+                if type(t).__qualname__ not in self.foreign:
+                    self.foreign.append(type(t).__qualname__)
         ptrs = storages(out)
         # the previous output is still alive, so equal pointers mean the same buffer
         if ptrs and ptrs == self._prev_ptrs and not set(ptrs) <= self.input_ptrs:

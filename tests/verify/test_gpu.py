@@ -42,6 +42,7 @@ HOSTILE: dict[str, tuple[str, str | None]] = {
     "triton_memo": ("guard_violation", "cached_output"),
     "triton_memo_address": ("guard_violation", "cached_output"),
     "triton_memo_sampled": ("guard_violation", "cached_output"),
+    "triton_deferred": ("guard_violation", "foreign_output"),
     "triton_inplace": ("guard_violation", "inputs_modified"),
     "rt_thread": ("guard_violation", "spawn"),
     "rt_fork": ("guard_violation", "spawn"),
