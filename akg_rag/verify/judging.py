@@ -188,8 +188,9 @@ class Judge:
         answer kept by input address, copied into a new buffer each call, is stale here. The first
         call on them is also timed as a timed run is (:func:`~akg_rag.verify.timing.lone_run`): no
         answer kept from earlier calls can serve it, so a candidate that keeps answers by a sample of
-        its inputs' values (correct on new values, a copy on repeated ones) runs it far slower than its
-        timed median. Where it is, a second set decides; both slow is ``cached_output``."""
+        its inputs' values (correct on new values, a copy on repeated ones), or whose forward does
+        less when it can tell it is timed, runs it far slower than its timed median. Where it is, a
+        second set decides; both slow is ``cached_output``."""
         self.phase("fresh-input check")
         slow: list[float] = []
         for _ in range(1 + FIRST_CALL_PROBES_MORE):
@@ -217,8 +218,9 @@ class Judge:
             slow.append(float(ms))
         self.violations.append(violation(
             "cached_output", f"timed calls (the same input values every call) took {self.cand.median_ms:.4g} ms "
-            f"(median), but the first call on new values {' and '.join(f'{t:.4g}' for t in slow)} ms: answers "
-            "kept between calls, not computed by each"))
+            f"(median), but the first call on new values {' and '.join(f'{t:.4g}' for t in slow)} ms: the timed "
+            "calls skip work the checked calls do (answers kept between calls, or a forward that knows it "
+            "is timed)"))
 
     def _first_call_limit(self) -> float:
         """The longest first call on new values that agrees with the timed median."""

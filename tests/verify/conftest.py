@@ -42,6 +42,7 @@ TRITON_BATCH: dict[str, tuple[str, dict]] = {
     "triton_memo_address": ("rowscale", {}),
     "triton_memo_sampled": ("rowscale", {}),
     "triton_deferred": ("rowscale", {}),
+    "triton_timed_mode": ("rowscale", {}),
     "triton_inplace": ("rowscale", {}),
     "cpp_never_built": ("rowscale", {}),
     "rt_thread": ("rowscale", {}),

@@ -43,6 +43,7 @@ HOSTILE: dict[str, tuple[str, str | None]] = {
     "triton_memo_address": ("guard_violation", "cached_output"),
     "triton_memo_sampled": ("guard_violation", "cached_output"),
     "triton_deferred": ("guard_violation", "foreign_output"),
+    "triton_timed_mode": ("guard_violation", "cached_output"),
     "triton_inplace": ("guard_violation", "inputs_modified"),
     "rt_thread": ("guard_violation", "spawn"),
     "rt_fork": ("guard_violation", "spawn"),
@@ -100,6 +101,10 @@ def check_verify_times_and_profiles_on_the_device() -> None:
     # interleaved across the judge and the candidate process, with event timing on both sides
     assert t.method == "cuda_event" and t.blocks >= 6 and t.verdict_eager and t.verdict_compile
     assert t.speedup_eager_low <= t.speedup_eager <= t.speedup_eager_high
+    assert t.queued is True
+    # the fresh-input check's first call on new values, timed alone behind a sleep, agrees with the
+    # queued median (within the judge's 2x + 5 us)
+    assert t.first_call_ms is not None and 0 < t.first_call_ms <= 2 * t.candidate_ms + 0.005, t
     if min(t.candidate_ms, t.eager_ms) < 0.05:  # short calls: each side replays its own CUDA graph
         assert t.graph_method == "cuda_graph" and t.graph_candidate_ms > 0, t.graph_error
     assert r.profile and any("rowscale" in k["name"] for k in r.profile), r.profile
