@@ -30,6 +30,7 @@ from torch.fx.experimental.proxy_tensor import make_fx
 from torch.utils._pytree import tree_flatten
 
 from akg_rag.analysis.trace import MetaRedirect
+from akg_rag.lower import adaptive
 from akg_rag.errors import TaskError
 from akg_rag.lower.factors import scale_products
 from akg_rag.lower.matvec import matvec_as_reduction
@@ -113,7 +114,9 @@ def decomposition_table() -> dict:
         if getattr(op, "overloadpacket", None) in extra:
             table.setdefault(op, fn)
     kept = {getattr(aten, n) for n in _KEPT if hasattr(aten, n)}
-    return {op: fn for op, fn in table.items() if getattr(op, "overloadpacket", None) not in kept}
+    out = {op: fn for op, fn in table.items() if getattr(op, "overloadpacket", None) not in kept}
+    out.update(adaptive.table(full))
+    return out
 
 
 def _call(path: Path, what: str, fn: Any, *args: Any) -> Any:

@@ -145,7 +145,9 @@ class CandidateSide:
                       timer: Callable[..., tuple[float, Any]] | None = None) -> tuple[Any, float | None]:
         """One forward on ``inputs`` freshly drawn from ``seed`` (no copy needed: they are this call's
         alone), with the generators reseeded as the judge does for the reference, launch counting and
-        input checks; returns (output, ms), ms from ``timer`` (:func:`lone_run`) when one is given.
+        input checks; returns (output, ms). With a ``timer`` (:func:`lone_run`) the call is made as
+        a timed call is -- launch counters unhooked, no op recording -- and timed by it, so whatever
+        a forward does when it is timed is what gets checked (no launch count then: the trials have it).
         The previous output stays alive until this call returns, so an equal storage pointer means
         the very same buffer came back, not a recycled block."""
         assert self.hooks is not None
@@ -154,14 +156,17 @@ class CandidateSide:
         reseed(seed)
         self.state.restore()
         ms = None
-        with torch.no_grad(), self.rec:
+        with torch.no_grad():
             if timer is None:
-                out = self.model(*inputs)
+                with self.rec:
+                    out = self.model(*inputs)
             else:
-                ms, out = timer(lambda: self.model(*inputs), self.device)
+                with self.hooks.counters_paused():
+                    ms, out = timer(lambda: self.model(*inputs), self.device)
         self._sync()
         self._plain(out, where)
-        if self.hooks.launches == launches and len(self.rec.custom) == custom and self.dsl != "tilelang":
+        if (timer is None and self.hooks.launches == launches and len(self.rec.custom) == custom
+                and self.dsl != "tilelang"):
             self._flag("no_kernel", f"forward ran without launching a {self.dsl} kernel ({where})")
         if not ref_mutates and [fingerprint(t) for t in tensors_of(inputs)] != before:
             self._flag("inputs_modified", f"an input was changed in place ({where})")
@@ -209,6 +214,12 @@ class CandidateSide:
         self._free()
         all_inputs = self._inputs(seed)
         in_place = False
+        if held is not None and msg.get("time_first"):
+            # one call on values already seen, just before: the timed first call on the new values
+            # then follows a call as a timed run does (caches, threads and clocks warm), not a pause
+            with torch.no_grad(), self.hooks.counters_paused():
+                self.model(*held)
+            self._sync()
         if held is not None:
             all_inputs[0] = refill(held, all_inputs[0])
             in_place = all_inputs[0] is held

@@ -58,7 +58,7 @@ class Timings:
     compile_method: str = ""                 # "interleaved" with the candidate, or "isolated" (timed before it)
     compile_isolated_ms: float | None = None  # torch.compile timed alone, before the candidate (interleaved runs)
     block_ratios: list[float] = field(default_factory=list)  # eager / candidate median of each block
-    first_call_ms: float | None = None       # the first call on new values (fresh-input check), timed alone
+    first_call_ms: float | None = None       # first call on new values (fresh-input check's last set), timed alone
     # CUDA graph replays of the same pair (GPU calls under 50 us, where launch overhead dominates)
     graph_candidate_ms: float | None = None
     graph_eager_ms: float | None = None

@@ -87,13 +87,14 @@ def reference_and_program(path: Path, program: Program, seed: int = 0):
     return refs, outs
 
 
-def assert_program_matches(path: Path, program: Program, atol: float = 1e-4) -> None:
-    """The program computes what the task computes (shapes, dtypes, values)."""
+def assert_program_matches(path: Path, program: Program, atol: float = 1e-4, equal_nan: bool = False) -> None:
+    """The program computes what the task computes (shapes, dtypes, values; NaN where the task's
+    are, with ``equal_nan``)."""
     refs, outs = reference_and_program(path, program)
     assert len(refs) == len(outs)
     for r, o in zip(refs, outs):
         assert o.shape == r.shape and o.dtype == r.dtype, (o.shape, o.dtype, r.shape, r.dtype)
-        torch.testing.assert_close(o, r, atol=atol, rtol=atol)
+        torch.testing.assert_close(o, r, atol=atol, rtol=atol, equal_nan=equal_nan)
 
 
 @pytest.fixture

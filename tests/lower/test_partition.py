@@ -6,12 +6,13 @@ from __future__ import annotations
 import importlib.util
 
 import pytest
+import torch
 
 from akg_rag.lower.capture import capture
 from akg_rag.lower.partition import partition
 from akg_rag.lower.region import FallbackStep, KernelStep, ViewStep
 
-from .conftest import assert_program_matches
+from .conftest import assert_program_matches, reference_and_program
 
 
 def _task(body: str, inputs: str, init: str = "[]") -> str:
@@ -213,6 +214,45 @@ class Model(nn.Module):
         assert kinds == ["pool"] and "max" in _ops(_kernels(prog)[0].outputs[0].expr)
     if importlib.util.find_spec("akg_rag.lower.emit.pool") is None:
         pytest.skip("pool emitter not merged yet")
+    assert_program_matches(path, prog)
+
+
+_NAN_AT_0012 = ("[torch.randn(2, 3, 7, 9).index_put_((torch.tensor([0]), torch.tensor([0]), torch.tensor([1]), "
+                "torch.tensor([2])), torch.tensor(float('nan')))]")
+
+
+@pytest.mark.parametrize("pool", [
+    "F.adaptive_avg_pool2d(x, (3, 4))",                        # 7 -> 3, 9 -> 4: windows overlap
+    "F.adaptive_avg_pool2d(x, (7, 4))",                        # one dimension tiles, one does not
+    "F.adaptive_avg_pool1d(x.flatten(2), 5)",
+    "F.adaptive_avg_pool3d(x.unsqueeze(1), (2, 3, 2))",
+    "F.adaptive_max_pool2d(x, (4, 3))",
+    "F.adaptive_max_pool3d(x.unsqueeze(1), (2, 2, 5))",
+])
+def test_adaptive_pools_with_uneven_windows_are_kernels(write_task, pool):
+    """Windows that do not tile the input: one gather, mask and reduction a pooled dimension (the
+    mean and the maximum over a box are separable), no torch call; NaN propagates through max."""
+    path, prog = _lower(write_task, _task(f"""
+class Model(nn.Module):
+    def forward(self, x):
+        return {pool} * 2.0
+""", _NAN_AT_0012 if "max" in pool else "[torch.randn(2, 3, 7, 9)]"))
+    assert not [st for st in prog.steps if isinstance(st, FallbackStep)]
+    assert _kernels(prog)
+    refs, _ = reference_and_program(path, prog)
+    assert ("max" not in pool) or bool(torch.isnan(refs[0]).any())     # the NaN reaches an output
+    assert_program_matches(path, prog, equal_nan=True)
+
+
+def test_adaptive_max_pool_indices_stay_a_torch_call_beside_generated_values(write_task):
+    path, prog = _lower(write_task, _task("""
+class Model(nn.Module):
+    def forward(self, x):
+        v, i = F.adaptive_max_pool2d(x, (4, 3), return_indices=True)
+        return v + 1.0, i
+""", "[torch.randn(2, 3, 7, 9)]"))
+    assert [s.op for s in prog.steps if isinstance(s, FallbackStep)] == ["aten.adaptive_max_pool2d.default"]
+    assert any("max" in r.kind or r.kind == "reduction" for r in _kernels(prog))
     assert_program_matches(path, prog)
 
 

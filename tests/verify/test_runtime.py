@@ -15,7 +15,7 @@ def test_correct_triton_candidate_passes(batch):
     assert t.compile_status == "disabled"
     assert r.review is False                                 # no review on meaningless timings
     # the fresh-input check's first call on new values, timed alone, agrees with the timed median
-    assert t.first_call_ms is not None and 0 < t.first_call_ms <= 2 * t.candidate_ms + 0.2
+    assert t.first_call_ms is not None and 0 < t.first_call_ms <= 2 * t.candidate_ms + 5
 
 
 def test_a_kernel_that_copies_on_these_inputs_is_work_when_torch_computes_nothing(batch):
@@ -134,11 +134,13 @@ def test_runtime_guard(batch, name, guard):
 def test_answers_kept_by_sampled_values_are_caught_by_the_first_call_on_new_values(batch):
     """Every output it gives is right (new values miss its store and are computed), so the
     fresh-input comparison passes; the timed calls repeat one input set and only copy. The first
-    call on new values, timed as a timed run, is far slower than the timed median, twice."""
+    call on new values, timed as a timed run, is far slower than the timed median, on every set."""
     r = batch["triton_memo_sampled"]
     assert r.status == "guard_violation", r.feedback + r.log
     detail = [v["detail"] for v in r.guard_violations if v["name"] == "cached_output"]
-    assert detail and "first call on new values" in detail[0] and " and " in detail[0], detail
+    assert detail and "first call on new values" in detail[0], detail
+    times = detail[0].split("new values ")[1].split(" ms")[0].split(", ")
+    assert len(times) == 3, detail[0]                                  # three fresh sets, all slow (CPU)
     assert "wrong on fresh inputs" not in r.feedback
 
 
