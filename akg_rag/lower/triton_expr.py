@@ -208,7 +208,9 @@ class ExprWriter:
         else:
             dtype = r.dtype
         a, b = (self.operand(x, dtype) for x in args)
-        return Em(f"{a.at(prec)} {sym} {b.at(prec + 1)}", prec)
+        # Python chains comparisons (`a > 0 != c` is `a > 0 and 0 != c`): a comparison on the left
+        # of one is parenthesised too
+        return Em(f"{a.at(prec + 1 if prec == CMP else prec)} {sym} {b.at(prec + 1)}", prec)
 
     def helper(self, name: str, args: list[Em]) -> Em:
         self.helpers.add(name)

@@ -126,6 +126,22 @@ def test_bitwise_ops_bind_as_python_does(build, device):
     assert torch.equal(y, (x ^ (z & (x + 3))) | ~torch.tensor(5, dtype=torch.int32))
 
 
+@pytest.mark.parametrize("expr, ref", [
+    ("ne(gt(t, 0.0), gt(u, 0.0))", lambda x, z: (x > 0) != (z > 0)),      # logical_xor
+    ("eq(gt(t, 0.0), lt(u, 0.0))", lambda x, z: (x > 0) == (z < 0)),
+    ("eq(gt(t, 0.0), ne(lt(u, 0.0), gt(t, 0.5)))", lambda x, z: (x > 0) == ((z < 0) != (x > 0.5))),
+])
+def test_comparisons_of_comparisons_do_not_chain(build, device, expr, ref):
+    """Python chains comparisons (``a > 0 != b`` is ``a > 0 and 0 != b``): a comparison operand of
+    another comparison keeps its parentheses on either side (the left one had none)."""
+    g = torch.Generator().manual_seed(3)
+    x, z = (torch.randn(3, 19, generator=g).to(device) for _ in range(2))
+    fn, _, _ = build(BINARY_SKETCH.format(name="cmpcmp", out="bool", expr=expr), f"cmpcmp_{abs(hash(expr)) % 997}")
+    y = torch.empty(3, 19, dtype=torch.bool, device=device)
+    fn(x, z, y)
+    assert torch.equal(y, ref(x, z))
+
+
 def _input(device, lo, hi, shape=(3, 19)):
     g = torch.Generator().manual_seed(0)
     return (torch.rand(shape, generator=g) * (hi - lo) + lo).to(device)
