@@ -299,8 +299,8 @@ class ExprWriter:
         if f in ops.FLOAT_UNARY:
             return Em(ops.FLOAT_UNARY[f].format(*(a.at(MUL + 1) if f == "reciprocal" else a.text for a in args)),
                       MUL if f == "reciprocal" else ATOM)
-        if f == "neg":
-            return Em(f"-{args[0].at(UNARY)}", UNARY)
+        if f == "neg":  # Triton's -x is 0 - x, +0.0 at x = +0.0; a product by -1 flips zero's sign too
+            return Em(f"{args[0].at(MUL)} * -1.0", MUL)
         if f == "abs":
             return Em(f"tl.abs({args[0].text})")
         if f in ("max", "min"):  # NaN wins, as in torch.maximum (Triton's default drops it)
