@@ -34,9 +34,10 @@ def _windows(length: int, out: int) -> tuple[list[int], list[int]]:
     return starts, ends
 
 
-def _gather(x: torch.Tensor, dim: int, length: int, out: int) -> tuple[torch.Tensor, torch.Tensor, int]:
-    """``x``'s windows along ``dim`` as a new pair of dimensions ``[out, widest]`` at ``dim``, and
-    the mask of real positions (shaped to broadcast against them)."""
+def _gather(x: torch.Tensor, dim: int, length: int, out: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``x``'s windows along ``dim`` as a new pair of dimensions ``[out, widest]`` at ``dim``, the
+    mask of real positions (shaped to broadcast against them) and each window's length (shaped to
+    broadcast against the reduction over ``dim + 1``)."""
     starts, ends = _windows(length, out)
     widest = max(e - s for s, e in zip(starts, ends))
     o = torch.arange(out, device=x.device, dtype=torch.int64)
