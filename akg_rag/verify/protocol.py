@@ -213,8 +213,8 @@ class CandidateSide:
         self.timing_inputs = None
         self._free()
         all_inputs = self._inputs(seed)
-        in_place = False
-        if held is not None and msg.get("time_first"):
+        time_first = held is not None and bool(msg.get("time_first"))
+        if time_first:
             # one call on values already seen, just before: the timed first call on the new values
             # then follows a call as a timed run does (caches, threads and clocks warm), not a pause
             with torch.no_grad(), self.hooks.counters_paused():
@@ -222,8 +222,9 @@ class CandidateSide:
             self._sync()
         if held is not None:
             all_inputs[0] = refill(held, all_inputs[0])
-            in_place = all_inputs[0] is held
-            if in_place and msg.get("time_first"):
+            # timed only where the new values went into the timing tensors themselves
+            time_first = time_first and all_inputs[0] is held
+            if time_first:
                 self.timing_inputs = held   # the judge may ask for another first call in them
         del held
         sets, lone_ms = [], None
@@ -232,7 +233,7 @@ class CandidateSide:
             inputs, all_inputs[s] = all_inputs[s], None
             # the first call on values never seen before, in the timed calls' own tensors, timed as
             # they were: no answer kept from earlier calls can serve it
-            timer = lone_run if s == 0 and in_place and msg.get("time_first") else None
+            timer = lone_run if s == 0 and time_first else None
             out, ms = self._guarded_call(inputs, seed, msg.get("where", tag) + f", input set {s}",
                                          bool(msg.get("ref_mutates")), timer)
             if timer is not None:

@@ -37,6 +37,8 @@ from typing import Any, Callable, Iterator
 
 import torch
 
+from akg_rag.verify.tensors import foreign_types
+
 _perf_ns = time.perf_counter_ns
 _monotonic = time.monotonic
 _Event = torch.cuda.Event
@@ -365,11 +367,9 @@ class Runs:
 
     def see(self, out: Any) -> None:
         """Note one output for the reuse check (a call made outside :meth:`__call__` too)."""
-        items = out if isinstance(out, (tuple, list)) else (out,)
-        for t in items:   # by type alone, before anything of the output runs
-            if isinstance(t, torch.Tensor) and type(t) not in (torch.Tensor, torch.nn.Parameter):
-                if type(t).__qualname__ not in self.foreign:
-                    self.foreign.append(type(t).__qualname__)
+        for name in foreign_types(out):   # by type alone, before anything of the output runs
+            if name not in self.foreign:
+                self.foreign.append(name)
         ptrs = storages(out)
         # the previous output is still alive, so equal pointers mean the same buffer
         if ptrs and ptrs == self._prev_ptrs and not set(ptrs) <= self.input_ptrs:
