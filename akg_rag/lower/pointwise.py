@@ -104,10 +104,28 @@ def _promoted(dtypes: list[str]) -> str:
     return str(out).removeprefix("torch.")
 
 
+# integer results narrower than int64 whose op can leave the type's range: torch wraps them at
+# once, a backend may compute in a wider type (Triton i32 for int8/int16/uint8; C++ and the
+# interpreter int64 for every integer), so the result is cast through its own type -- a no-op
+# where the compute type is the stored one
+_NARROW_INT = frozenset({"int8", "int16", "uint8", "int32"})
+_WRAPPING = frozenset({"add", "sub", "rsub", "mul", "neg", "abs", "pow", "floor_divide", "div",
+                       "__lshift__", "bitwise_left_shift", "square"})
+
+
 def pointwise_expr(name: str, args: list[Any], kwargs: dict, in_dtypes: list[str | None],
                    out_dtype: str) -> Expr | None:
     """The ``Expr`` of ``name(*args, **kwargs)``; tensor args are Exprs, ``in_dtypes`` their dtypes
     (None for Python scalars). None when ``name`` is not an elementwise op handled here."""
+    r = _pointwise(name, args, kwargs, in_dtypes, out_dtype)
+    if (r is not None and out_dtype in _NARROW_INT and name in _WRAPPING
+            and r.op not in ("cast", "const")):
+        r = Expr.call("cast", r, dtype=out_dtype)
+    return r
+
+
+def _pointwise(name: str, args: list[Any], kwargs: dict, in_dtypes: list[str | None],
+               out_dtype: str) -> Expr | None:
     fn = _SPECIAL.get(name)
     if name == "div" and kwargs.get("rounding_mode", args[2] if len(args) > 2 else None):
         fn = _div_mode

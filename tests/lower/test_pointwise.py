@@ -136,6 +136,57 @@ def get_init_inputs():
     torch.testing.assert_close(outs[4], refs[4], equal_nan=True, rtol=1e-6, atol=0.0)
 
 
+NARROW_WRAP_TASK = """
+class Model(nn.Module):
+    def forward(self, a, b, c, i, s):
+        return ((a + b) > 200, (a + b) // 2, (c * 2).float(), (c + c).abs(), (a - b).float().sum(-1),
+                (i * 100000) // 7, (i * i * i) % 1000, (s * s).float(), (s + 30000) > 0, -c)
+
+def get_inputs():
+    c = torch.randint(-128, 128, (5, 9), dtype=torch.int8)
+    c[0, :2] = torch.tensor([-128, 127], dtype=torch.int8)
+    return [torch.randint(0, 256, (5, 9), dtype=torch.uint8), torch.randint(0, 256, (5, 9), dtype=torch.uint8),
+            c, torch.randint(-50000, 50000, (5, 9), dtype=torch.int32),
+            torch.randint(-300, 300, (5, 9), dtype=torch.int16)]
+
+def get_init_inputs():
+    return []
+"""
+
+
+def test_narrow_integer_results_wrap_before_the_next_op_reads_them(write_task):
+    """uint8, int8, int16 and int32 sums and products wrap in their own type at once, as torch's
+    do, although a backend computes them wider (Triton in int32, the interpreter and C++ in int64):
+    a comparison, a floor division, an abs or a conversion to float after them sees the wrapped
+    value. Checked through the sketch interpreter and a lowered Triton candidate."""
+    from akg_rag.lower.assemble import lower_task
+    from akg_rag.verify import verify
+
+    path = write_task(NARROW_WRAP_TASK)
+    program = partition(capture(path, path.read_text()))
+    assert all(isinstance(s, KernelStep) for s in program.steps)    # no torch fallback
+    refs, outs = reference_and_program(path, program)
+    assert [o.dtype for o in outs] == [r.dtype for r in refs]
+    assert all(torch.equal(o, r) for o, r in zip(outs, refs))
+    src, _ = lower_task(path, "triton", "cuda")
+    assert ".to(tl.uint8).to(tl.int32)" in src and ".to(tl.int16).to(tl.int32)" in src
+    res = verify(path, candidate_source=src, dsl="triton", backend="cpu", options={"timing": False, "trials": 2})
+    assert res.status == "correct", res.feedback
+
+
+@pytest.mark.parametrize("name, args, dts, out, wraps", [
+    ("add", [U, U], ["uint8", "uint8"], "uint8", True),
+    ("mul", [U, 3], ["int32", None], "int32", True),
+    ("add", [U, U], ["int64", "int64"], "int64", False),     # int64 is computed as stored
+    ("add", [U, U], ["float16", "float16"], "float16", False),
+    ("gt", [U, 3], ["int8", None], "bool", False),
+    ("maximum", [U, U], ["int8", "int8"], "int8", False),    # stays in range
+])
+def test_only_integer_ops_that_can_leave_a_narrow_range_are_cast_back(name, args, dts, out, wraps):
+    e = pointwise_expr(name, args, {}, dts, out)
+    assert (e.op == "cast" and e.dtype == out) is wraps, e
+
+
 def test_round_keeps_its_decimals(write_task):
     """``torch.round(x, decimals=d)`` rounds at the d-th decimal (d < 0: to tens, hundreds...), halves
     to even, as torch does; an integer tensor is unchanged."""
