@@ -91,6 +91,13 @@ def _to_meta_device(value: Any) -> Any:
     return value
 
 
+def _int_list(x: Any) -> bool:
+    """A (nested) list of Python ints, bools left out (a bool list is a mask)."""
+    if isinstance(x, list):
+        return bool(x) and all(_int_list(v) for v in x)
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
 class MetaRedirect(TorchFunctionMode):
     """Torch-function layer: keeps everything on meta and notes the current top-level call."""
 
@@ -118,6 +125,10 @@ class MetaRedirect(TorchFunctionMode):
             kwargs.pop("generator")  # a CPU generator cannot drive meta tensors; values do not matter
         if name in ("tensor", "as_tensor", "asarray") and not isinstance(first, torch.Tensor):
             return self._literal(func, args, kwargs)
+        if name in ("__getitem__", "__setitem__") and len(args) > 1:
+            # a literal list index (``x[:, [2, 0]]``) becomes an index tensor inside torch, on meta
+            # here, so its values would be lost: it is built as a literal first
+            args = (args[0], self._index_literals(args[1])) + tuple(args[2:])
         self._calls += 1
         outer = (self.call, self.call_id)
         self.call, self.call_id = name, self._calls
@@ -149,6 +160,14 @@ class MetaRedirect(TorchFunctionMode):
         full = list(out[0].shape)
         full[t_dim] = steps
         return (out[0].expand(full).contiguous(),) + tuple(out[1:])
+
+    def _index_literals(self, index: Any) -> Any:
+        """``index`` with each list of integers (nested lists too) a literal int64 tensor."""
+        if isinstance(index, tuple):
+            return tuple(self._index_literals(i) for i in index)
+        if isinstance(index, list) and index and _int_list(index):
+            return self._literal(torch.tensor, (index,), {"dtype": torch.int64})
+        return index
 
     def _literal(self, func: Callable, args: tuple, kwargs: dict) -> torch.Tensor:
         """Build a literal tensor for real on the CPU, keep its value if small, hand back a meta copy."""

@@ -105,6 +105,44 @@ def test_literals_by_value_and_huge_inputs_cost_nothing(write_task):
     assert (1.0, 2.0, 3.0, 4.0) in values and (0.5,) in values
 
 
+def test_literal_list_indices_keep_their_values(write_task):
+    """``x[:, [-1, 0, -2]]``, ``x[[0, -1], [1, -1]]`` and an in-place write through a list index:
+    torch turns each list into an index tensor inside the call, which on meta would hold no value;
+    capture builds them as literals, so the program indexes as the task does (negative entries
+    too). A list of bools stays a mask: data-dependent, refused as before."""
+    from akg_rag.lower.partition import partition
+
+    from .conftest import reference_and_program
+
+    path = write_task("""
+        class Model(nn.Module):
+            def forward(self, x):
+                y = x.clone()
+                y[:, [1, 3]] = 0.0
+                return x[:, [-1, 0, -2]], x[[0, -1], [1, -1]], x[[[0], [2]], [1, 2]], y
+        def get_inputs():
+            return [torch.randn(5, 6)]
+        def get_init_inputs():
+            return []
+    """)
+    cap = capture(path)
+    values = sorted(tuple(t.flatten().tolist()) for t in cap.constants.values())
+    assert (-1, 0, -2) in values and (0, -1) in values and (1, -1) in values
+    refs, outs = reference_and_program(path, partition(cap))
+    assert all(torch.equal(o, r) for o, r in zip(outs, refs))
+    masked = write_task("""
+        class Model(nn.Module):
+            def forward(self, x):
+                return x[[True, False, True, False, True]]
+        def get_inputs():
+            return [torch.randn(5, 6)]
+        def get_init_inputs():
+            return []
+    """, name="masked")
+    with pytest.raises(TaskError):
+        capture(masked)
+
+
 def test_data_dependent_forward_is_a_task_error(write_task):
     path = write_task("""
         class Model(nn.Module):
