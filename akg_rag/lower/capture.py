@@ -50,7 +50,7 @@ _EXTRA_DECOMPOSED = (
     "threshold", "relu6", "rsub", "addcmul", "addcdiv", "lerp", "logaddexp", "native_dropout",
     "_fused_rms_norm", "sgn", "aminmax", "baddbmm", "embedding", "nll_loss2d_forward",
     "upsample_bilinear2d", "upsample_trilinear3d", "upsample_bicubic2d", "col2im", "adaptive_max_pool2d",
-    "adaptive_max_pool3d",
+    "adaptive_max_pool3d", "addmv", "copysign",
 )
 # Ops kept whole: the cores of GEMM, conv, pool and scan regions, and reductions the partitioner
 # reads directly (mean is sum / numel there, which keeps the count symbolic).

@@ -223,6 +223,8 @@ class ExprMixin(ShapeMixin):
             return (f"std::isnan({t})", "b") if c == "f" else ("false", "b")
         if f == "isinf":
             return (f"std::isinf({t})", "b") if c == "f" else ("false", "b")
+        if f == "signbit":
+            return (f"std::signbit({t})", "b") if c == "f" else (f"({t} < 0)", "b")
         raise fail(f"the C++ backend has no rendering of {f!r}", e)
 
     def apply_elem(self, e: Call, idx: list[str]) -> tuple[str, str]:

@@ -279,7 +279,7 @@ class ShapeMixin:
         if f in ("iota", "reduce_argmax", "reduce_argmin"):
             return "i"
         if f in ("gt", "ge", "lt", "le", "eq", "ne", "logical_and", "logical_or", "logical_not",
-                 "isnan", "isinf"):
+                 "isnan", "isinf", "signbit"):
             return "b"
         if f == "cast":
             return DTYPES[e.args[1].id][2]  # type: ignore[union-attr]

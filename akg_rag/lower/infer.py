@@ -27,7 +27,7 @@ _COMPUTE = {"f16": "f32", "bf16": "f32", "f32": "f32", "f64": "f64", "i8": "i32"
 HALF = ("f16", "bf16")
 _BINOPS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "//": "floordiv", "%": "remainder"}
 _BOOL_OPS = {"gt", "ge", "lt", "le", "eq", "ne", "logical_and", "logical_or", "logical_not", "isnan",
-             "isinf"}
+             "isinf", "signbit"}
 _KEEP_OPS = {"add", "sub", "mul", "max", "min", "fmod", "remainder", "floordiv", "abs", "neg", "sign",
              "floor", "ceil", "trunc", "round"}
 _EXACT_OPS = {"neg", "abs", "max", "min", "where", "transpose", "unsqueeze"}

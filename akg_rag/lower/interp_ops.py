@@ -117,6 +117,7 @@ UNARY: dict[str, Callable[[Value], Value]] = {
     "transpose": _transpose, "sign": _t1(torch.sign, False), "trunc": _t1(torch.trunc, False),
     "round": _t1(torch.round, False), "exp2": _t1(torch.exp2), "log2": _t1(torch.log2),
     "isnan": _t1(torch.isnan, False), "isinf": _t1(torch.isinf, False),
+    "signbit": _t1(torch.signbit, False),
     "logical_not": _t1(torch.logical_not, False), "atan": _t1(torch.atan), "tan": _t1(torch.tan),
     "asin": _t1(torch.asin), "acos": _t1(torch.acos), "sinh": _t1(torch.sinh), "cosh": _t1(torch.cosh),
     "asinh": _t1(torch.asinh), "acosh": _t1(torch.acosh), "atanh": _t1(torch.atanh),

@@ -26,7 +26,7 @@ _UNARY = {
     "ceil": "ceil", "sin": "sin", "cos": "cos", "tan": "tan", "asin": "asin", "acos": "acos",
     "atan": "atan", "sinh": "sinh", "cosh": "cosh", "asinh": "asinh", "acosh": "acosh",
     "atanh": "atanh", "sign": "sign", "sgn": "sign", "trunc": "trunc", "round": "round",
-    "isnan": "isnan", "isinf": "isinf", "logical_not": "logical_not", "lgamma": "lgamma",
+    "isnan": "isnan", "isinf": "isinf", "signbit": "signbit", "logical_not": "logical_not", "lgamma": "lgamma",
     "fix": "trunc",
 }
 # aten/prims name -> sketch binary op
@@ -38,7 +38,7 @@ _BINARY = {
     "floor_divide": "floordiv", "clamp_min": "max", "clamp_max": "min", "max": "max", "min": "min",
 }
 _COMPARE = frozenset({"gt", "ge", "lt", "le", "eq", "ne", "logical_and", "logical_or", "isnan",
-                      "isinf", "logical_not"})
+                      "isinf", "signbit", "logical_not"})
 
 
 def _is_float(dtype: str | None) -> bool:

@@ -274,7 +274,9 @@ class ExprWriter:
     def elementwise(self, f: str, e: Call, r: VType) -> Em:
         if f == "logical_not":
             return Em(f"{self.operand(e.args[0], 'bool').at(CMP + 1)} == 0", CMP)
-        if f in ("isnan", "isinf"):
+        if f == "signbit" and self.t.type_of(e.args[0]).kind != "float":
+            return Em(f"{self.expr(e.args[0]).at(CMP + 1)} < 0", CMP)
+        if f in ("isnan", "isinf", "signbit"):
             a = self.t.type_of(e.args[0])
             if a.kind != "float":
                 return Em("False") if a.rank == 0 else Em(f"{self.expr(e.args[0]).at(CMP + 1)} != {self.expr(e.args[0]).at(CMP + 1)}", CMP)

@@ -22,7 +22,7 @@ FLOAT_UNARY = {
 }
 # ops that go through a helper `_name(x)` (libdevice on the GPU, a formula in the interpreter)
 HELPER_UNARY = ("tanh", "log1p", "expm1", "trunc", "round", "atan", "tan", "asin", "acos", "sinh",
-                "cosh", "asinh", "acosh", "atanh", "erfc", "lgamma", "sign", "isnan", "isinf")
+                "cosh", "asinh", "acosh", "atanh", "erfc", "lgamma", "sign", "isnan", "isinf", "signbit")
 HELPER_BINARY = ("pow", "atan2", "fmod", "remainder", "floordiv")
 
 # neutral elements of masked reductions (padded lanes take these)
@@ -154,6 +154,10 @@ _plain("fdiv_floor", "    return tl.floor(x / y)\n", args="x, y")
 _plain("sign", "    return tl.where(x > 0, 1, 0).to(x.dtype) - tl.where(x < 0, 1, 0).to(x.dtype)\n")
 _plain("isnan", "    return x != x\n")
 _plain("isinf", "    return tl.abs(x) == float(\"inf\")\n")
+_plain("signbit", "    # the sign bit itself: -0.0 and a negative NaN too\n"
+       "    if x.dtype == tl.float64:\n"
+       "        return x.to(tl.int64, bitcast=True) < 0\n"
+       "    return x.to(tl.int32, bitcast=True) < 0\n")
 _plain("softplus", "    # torch.nn.Softplus with threshold 20: linear above it\n"
        "    return tl.where(x > 20.0, x, tl.log(1.0 + tl.exp(tl.minimum(x, 20.0))))\n")
 _plain("dot_bf16", """    # bfloat16 operands on the tensor cores, f32 accumulation; the interpreter (TRITON_INTERPRET=1,

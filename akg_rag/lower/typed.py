@@ -22,8 +22,8 @@ input or output tensor dimension binds.
 Typing rules. Loads convert up: f16/bf16/f32 compute in f32, f64 in f64, 8/16/32-bit integers in
 i32, i64 in i64, bool stays bool. Literals and numeric parameters are *weak*: they take the other
 operand's dtype. Arithmetic promotes bool < int < float and takes the widest strong width; ``div``,
-``/``, transcendental ops and ``reduce_mean`` give floats; comparisons, ``logical_*``, ``isnan``
-and ``isinf`` give bool; ``reduce_argmax/argmin`` give i32 (a position inside a tile). A local's
+``/``, transcendental ops and ``reduce_mean`` give floats; comparisons, ``logical_*``, ``isnan``,
+``isinf`` and ``signbit`` give bool; ``reduce_argmax/argmin`` give i32 (a position inside a tile). A local's
 shape is fixed by its first definition (later values are reshaped to it); its dtype is the alloc's
 (converted) or, for a local made by assignment, the promotion of every value assigned to it.
 """

@@ -23,7 +23,7 @@ TORCH_DTYPES: dict[str, str] = {
 UNARY_OPS: tuple[str, ...] = (
     "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "abs", "neg", "erf", "log1p", "expm1",
     "reciprocal", "floor", "ceil", "sin", "cos", "transpose", "sign", "trunc", "round", "exp2",
-    "log2", "isnan", "isinf", "logical_not", "atan", "tan", "asin", "acos", "sinh", "cosh",
+    "log2", "isnan", "isinf", "signbit", "logical_not", "atan", "tan", "asin", "acos", "sinh", "cosh",
     "asinh", "acosh", "atanh", "erfc", "lgamma", "bitwise_not",
 )
 BINARY_OPS: tuple[str, ...] = (

@@ -294,6 +294,25 @@ sketch int_bits {
 }
 """
 
+SKETCHES["sign_bits"] = """
+sketch sign_bits {
+  symbols: L
+  tensors: x[L]: f32 in; n[L]: i32 in; y[L]: bool out; c[L]: bool out
+  params: BLOCK = 16
+
+  @llm_hint("parallel", "grid")
+  for i in range(0, L, BLOCK):
+    t = alloc([BLOCK], f32)
+    load(x[i:i + BLOCK] -> t)
+    k = alloc([BLOCK], i32)
+    load(n[i:i + BLOCK] -> k)
+    sb = signbit(t)
+    store(sb -> y[i:i + BLOCK])
+    sk = signbit(k)
+    store(sk -> c[i:i + BLOCK])
+}
+"""
+
 SKETCHES["col_cumsum"] = """
 sketch col_cumsum {
   symbols: M, N
@@ -584,6 +603,17 @@ def test_bitwise_ops_on_integers_and_bools(ext):
     ext.int_bits(x, b, y, c)
     assert torch.equal(y, (x ^ (x & 6)) | ~(-x))
     assert torch.equal(c, (b ^ (x > 0)) | ~b)
+
+
+def test_signbit_reads_the_sign_bit(ext):
+    """-0.0 and a negative NaN have their sign bit set (no comparison sees it); integers: below 0."""
+    x = torch.randn(37)
+    x[:4] = torch.tensor([-0.0, 0.0, -float("nan"), float("nan")])
+    n = torch.randint(-40, 40, (37,), dtype=torch.int32)
+    y, c = torch.empty(37, dtype=torch.bool), torch.empty(37, dtype=torch.bool)
+    ext.sign_bits(x, n, y, c)
+    assert torch.equal(y, torch.signbit(x)) and y[0] and y[2] and not y[1]
+    assert torch.equal(c, n < 0)
 
 
 # ---- matmul ---------------------------------------------------------------------------------------

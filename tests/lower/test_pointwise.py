@@ -10,7 +10,7 @@ import torch
 from akg_rag.lower.capture import capture
 from akg_rag.lower.partition import partition
 from akg_rag.lower.pointwise import pointwise_expr
-from akg_rag.lower.region import Expr, KernelStep
+from akg_rag.lower.region import Expr, FallbackStep, KernelStep
 
 from .conftest import reference_and_program
 
@@ -185,6 +185,31 @@ def test_narrow_integer_results_wrap_before_the_next_op_reads_them(write_task):
 def test_only_integer_ops_that_can_leave_a_narrow_range_are_cast_back(name, args, dts, out, wraps):
     e = pointwise_expr(name, args, {}, dts, out)
     assert (e.op == "cast" and e.dtype == out) is wraps, e
+
+
+def test_copysign_and_addmv_are_kernels(write_task):
+    """``torch.copysign`` takes the sign bit of its second operand (-0.0 and a negative NaN too:
+    ``signbit``, no comparison), and ``torch.addmv`` with alpha and beta is a product and a sum:
+    no torch call is left."""
+    path = write_task("""
+class Model(nn.Module):
+    def forward(self, x, y, m, v, b):
+        return torch.copysign(x, y), torch.copysign(x, -2.0), torch.addmv(b, m, v, beta=0.5, alpha=2.0)
+
+def get_inputs():
+    y = torch.randn(6, 11)
+    y[0, :4] = torch.tensor([-0.0, 0.0, -float("nan"), float("nan")])
+    return [torch.randn(6, 11), y, torch.randn(7, 5), torch.randn(5), torch.randn(7)]
+
+def get_init_inputs():
+    return []
+""")
+    program = partition(capture(path, path.read_text()))
+    assert not any(isinstance(s, FallbackStep) for s in program.steps)    # no torch call
+    refs, outs = reference_and_program(path, program)
+    assert torch.equal(outs[0], refs[0]) and torch.equal(outs[1], refs[1])
+    assert torch.equal(torch.signbit(outs[0][0, :4]), torch.tensor([True, False, True, False]))
+    torch.testing.assert_close(outs[2], refs[2], rtol=1e-5, atol=1e-5)
 
 
 def test_round_keeps_its_decimals(write_task):

@@ -56,7 +56,7 @@ UNARY = {
     "acosh": (torch.acosh, (1.1, 4)), "atanh": (torch.atanh, (-0.9, 0.9)), "erfc": (torch.erfc, (-2, 2)),
     "lgamma": (torch.lgamma, (0.2, 6)),
 }
-BOOL_UNARY = {"isnan": torch.isnan, "isinf": torch.isinf, "logical_not": torch.logical_not}
+BOOL_UNARY = {"isnan": torch.isnan, "isinf": torch.isinf, "signbit": torch.signbit, "logical_not": torch.logical_not}
 BINARY = {
     "add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div, "max": torch.maximum,
     "min": torch.minimum, "pow": torch.pow, "fmod": torch.fmod, "remainder": torch.remainder,
@@ -170,6 +170,7 @@ def test_unary_op(build, device, op):
 def test_bool_unary_op_into_a_bool_tensor(build, device, op):
     x = _input(device, -2, 2)
     x[0, 0], x[1, 1], x[2, 2] = float("nan"), float("inf"), 0.0
+    x[0, 1], x[1, 2], x[2, 3] = -0.0, -float("nan"), -float("inf")     # signs a comparison misses
     fn, _, _ = build(UNARY_SKETCH.format(name=op, out="bool", expr=f"{op}(t)"), f"b_{op}")
     y = torch.empty(x.shape, dtype=torch.bool, device=device)
     fn(x, y)

@@ -330,7 +330,7 @@ def expr_dtype(e: Expr, dtypes: dict[str, str]) -> str:
         d = e.dtype or "float32"
         return "bool" if d == "bool" else ("float" if "float" in d else "int")
     if e.op in ("gt", "ge", "lt", "le", "eq", "ne", "logical_and", "logical_or", "logical_not",
-                "isnan", "isinf"):
+                "isnan", "isinf", "signbit"):
         return "bool"
     if e.op in ("numel", "index"):
         return "int"
