@@ -118,9 +118,13 @@ def pointwise_expr(name: str, args: list[Any], kwargs: dict, in_dtypes: list[str
     """The ``Expr`` of ``name(*args, **kwargs)``; tensor args are Exprs, ``in_dtypes`` their dtypes
     (None for Python scalars). None when ``name`` is not an elementwise op handled here."""
     r = _pointwise(name, args, kwargs, in_dtypes, out_dtype)
-    if (r is not None and out_dtype in _NARROW_INT and name in _WRAPPING
-            and r.op not in ("cast", "const")):
+    if r is None or r.op in ("cast", "const"):
+        return r
+    if out_dtype in _NARROW_INT and name in _WRAPPING:
         r = Expr.call("cast", r, dtype=out_dtype)
+    elif out_dtype == "bool" and name in _WRAPPING and r.op not in _COMPARE:
+        # arithmetic on bools gives bools: True + True is True (computed as 2), as torch's
+        r = Expr.call("ne", r, Expr.const(0, "int32"))
     return r
 
 

@@ -187,6 +187,34 @@ def test_only_integer_ops_that_can_leave_a_narrow_range_are_cast_back(name, args
     assert (e.op == "cast" and e.dtype == out) is wraps, e
 
 
+def test_arithmetic_on_bools_gives_bools(write_task):
+    """``a + b`` of two bool tensors is their ``or`` (True + True is True, not 2) and ``a * b``
+    their ``and``: a sum over ``a + b`` counts the trues; ``a * 2 + b`` promotes to int64."""
+    path = write_task("""
+class Model(nn.Module):
+    def forward(self, a, b):
+        return a + b, (a + b).sum(-1), (a * b).int(), a * 2 + b
+
+def get_inputs():
+    return [torch.rand(5, 7) > 0.5, torch.rand(5, 7) > 0.3]
+
+def get_init_inputs():
+    return []
+""")
+    program = partition(capture(path, path.read_text()))
+    assert not any(isinstance(s, FallbackStep) for s in program.steps)
+    refs, outs = reference_and_program(path, program)
+    assert [o.dtype for o in outs] == [r.dtype for r in refs] == [torch.bool, torch.int64, torch.int32, torch.int64]
+    assert all(torch.equal(o, r) for o, r in zip(outs, refs))
+    assert pointwise_expr("add", [U, U], {}, ["bool", "bool"], "bool").op == "ne"
+    from akg_rag.lower.assemble import lower_task
+    from akg_rag.verify import verify
+
+    src, _ = lower_task(path, "triton", "cuda")    # Triton adds bools as integers
+    res = verify(path, candidate_source=src, dsl="triton", backend="cpu", options={"timing": False, "trials": 2})
+    assert res.status == "correct", res.feedback
+
+
 def test_copysign_and_addmv_are_kernels(write_task):
     """``torch.copysign`` takes the sign bit of its second operand (-0.0 and a negative NaN too:
     ``signbit``, no comparison), and ``torch.addmv`` with alpha and beta is a product and a sum:
