@@ -86,8 +86,6 @@ class CoopMixin:
         return max(1, len(self.row_inputs()))
 
     def coop(self, count: int) -> None:
-        from akg_rag.lower.emit.reduction import IDENTITY  # reduction.py imports this module
-
         w, r = self.w, self.region
         levels, online, pairs, sources = self.merged_levels()   # shared passes (emit/onepass.py)
         COOP = w.param("COOP", count)
@@ -129,7 +127,7 @@ class CoopMixin:
                     for v, x in zip(parts[red.name], (p, n, q)):
                         w.emit(2, f"store({x} -> {self.part_at(v, sk)})")
                     continue
-                w.emit(2, f"{p} = reduce_{red.kind}(where({valid}, {text}, {IDENTITY[red.kind]}), axis=1, keepdim=1)")
+                w.emit(2, f"{p} = reduce_{red.kind}(where({valid}, {self.widened(red, text)}, {self.neutral(red)}), axis=1, keepdim=1)")
                 w.emit(2, f"store({p} -> {self.part_at(parts[red.name][0], sk)})")
                 for x in (x for x, mx in online.items() if mx == red.name):
                     # the chunk's sum of exp(E - its max) (0 for a chunk of -inf: no exp(-inf - -inf))

@@ -78,6 +78,10 @@ SPLIT_MIN_FEW = 1 << 14
 SPLIT_CHUNK_FEW = 1 << 12
 
 IDENTITY = {"sum": "0", "prod": "1", "max": "-inf", "min": "inf", "argmax": "-inf", "argmin": "inf"}
+# integer and bool reductions accumulate in int64, padded lanes holding the type's bounds (a float
+# infinity would turn the reduction into a float one: int32 values past 2**24 rounded)
+INT_IDENTITY = {"sum": "0", "prod": "1", "max": "(-9223372036854775807 - 1)", "min": "9223372036854775807",
+                "argmax": "(-9223372036854775807 - 1)", "argmin": "9223372036854775807"}
 UPDATE = {"sum": "add", "prod": "mul", "max": "max", "min": "min"}
 
 
@@ -198,7 +202,18 @@ class _Emitter(OnePassMixin, SplitMixin, CoopMixin, StreamMixin):
         return [groups[k] for k in sorted(groups)]
 
     def acc_dtype(self, red: Reduction) -> str:
-        return "i64" if self.kinds[red.name] in ("int", "bool") and red.kind in ("sum", "prod") else self.f_acc
+        return "i64" if self.kinds[red.name] in ("int", "bool") else self.f_acc
+
+    def neutral(self, red: Reduction) -> str:
+        """What a padded lane holds for ``red``: its op's identity in the accumulator's type."""
+        return (INT_IDENTITY if self.kinds[red.name] in ("int", "bool") else IDENTITY)[red.kind]
+
+    def widened(self, red: Reduction, text: str) -> str:
+        """``text`` in the accumulator's type where an integer max/min would otherwise meet an
+        int64 bound in a narrower type."""
+        if self.kinds[red.name] in ("int", "bool") and red.kind not in ("sum", "prod"):
+            return f"cast({text}, i64)"
+        return text
 
     # ---- the sketch ------------------------------------------------------------------------------
     def emit(self) -> str:
@@ -291,7 +306,7 @@ class _Emitter(OnePassMixin, SplitMixin, CoopMixin, StreamMixin):
             text, deps = ew.write(red.expr)
             op = {"argmax": "reduce_argmax", "argmin": "reduce_argmin"}.get(red.kind, f"reduce_{red.kind}")
             res = w.fresh(red.name if red.name.isidentifier() else "red")
-            w.emit(2, f"{res} = {op}(where({masks['r']}, {text}, {IDENTITY[red.kind]}), axis=1, keepdim=1)")
+            w.emit(2, f"{res} = {op}(where({masks['r']}, {self.widened(red, text)}, {self.neutral(red)}), axis=1, keepdim=1)")
             self.results[red.name] = (res, deps & {"k"})
         self.store_outputs(2, ew, "full", idx, masks)
         self.store_outputs(2, ew, "reduced", idx, masks)
@@ -308,7 +323,7 @@ class _Emitter(OnePassMixin, SplitMixin, CoopMixin, StreamMixin):
                     continue
                 a = w.fresh(f"acc_{red.name}" if red.name.isidentifier() else "acc")
                 dt = self.acc_dtype(red)
-                w.emit(2, f'{a} = alloc([{self.KB}, {RB}], {dt}, hint="accumulator", init={IDENTITY[red.kind]})')
+                w.emit(2, f'{a} = alloc([{self.KB}, {RB}], {dt}, hint="accumulator", init={self.neutral(red)})')
                 if red.kind in ("argmax", "argmin"):
                     ai = w.fresh(f"{a}_i")
                     w.emit(2, f'{ai} = alloc([{self.KB}, {RB}], i64, hint="accumulator", init=0)')
@@ -328,7 +343,7 @@ class _Emitter(OnePassMixin, SplitMixin, CoopMixin, StreamMixin):
                 text, deps = ew.write(red.expr)
                 a, ai = accs[red.name]
                 m = w.fresh("m")
-                w.emit(3, f"{m} = where({masks['r']}, {text}, {IDENTITY[red.kind]})")
+                w.emit(3, f"{m} = where({masks['r']}, {self.widened(red, text)}, {self.neutral(red)})")
                 sums = [x for x, mx in online.items() if mx == red.name]
                 if sums:   # running max per lane, the running sums of exp(E - max) rescaled
                     self.online_max_update(3, a, m, [accs[x][0] for x in sums])

@@ -21,7 +21,7 @@ class SplitMixin:
         from ``res_*``), the next combines a kept element's ``SPLIT`` partials as one tile (a
         tree, fixed for a given ``SPLIT``) into ``res_*``; the last level's combine writes the
         reduced-domain outputs, and a final launch writes full-domain outputs chunk by chunk."""
-        from akg_rag.lower.emit.reduction import IDENTITY, LOOP_RBLOCK, UPDATE  # reduction.py imports this module
+        from akg_rag.lower.emit.reduction import LOOP_RBLOCK, UPDATE  # reduction.py imports this module
         from akg_rag.lower.region import Value
 
         w, r = self.w, self.region
@@ -99,7 +99,7 @@ class SplitMixin:
                 if red.name in pairs or red.name in sources:
                     continue
                 a = w.fresh("acc")
-                w.emit(2, f'{a} = alloc([1, {RB}], {self.acc_dtype(red)}, hint="accumulator", init={IDENTITY[red.kind]})')
+                w.emit(2, f'{a} = alloc([1, {RB}], {self.acc_dtype(red)}, hint="accumulator", init={self.neutral(red)})')
                 accs[red.name] = a
             masks, ew, _ = chunk_loop(kk, sk, kidx)
             ew.prepare(red.expr for red in group if red.name not in pairs)
@@ -111,7 +111,7 @@ class SplitMixin:
                     self.welford_update(3, lanes[red.name], masks["r"], text)
                     continue
                 m = w.fresh("m")
-                w.emit(3, f"{m} = where({masks['r']}, {text}, {IDENTITY[red.kind]})")
+                w.emit(3, f"{m} = where({masks['r']}, {self.widened(red, text)}, {self.neutral(red)})")
                 w.emit(3, f"{accs[red.name]} = {UPDATE[red.kind]}({accs[red.name]}, {m})")
             for red in group:
                 if red.name in pairs:
@@ -148,7 +148,7 @@ class SplitMixin:
                     w.emit(2, f"load({kept_access(welford[red.name][1], kidx, [s_i])} -> {pq})")
                     merged[red.name] = self.welford_merge(2, pn, pv, pq, f"lt({s_i}, {SPLIT})")
                     continue
-                w.emit(2, f"{a} = reduce_{red.kind}(where(lt({s_i}, {SPLIT}), {pv}, {IDENTITY[red.kind]}), axis=1, keepdim=1)")
+                w.emit(2, f"{a} = reduce_{red.kind}(where(lt({s_i}, {SPLIT}), {pv}, {self.neutral(red)}), axis=1, keepdim=1)")
                 self.results[red.name] = (a, frozenset({"k"}))
             if pairs:
                 self.variance_results(2, pairs, merged, self.merge(kidx, None))

@@ -68,7 +68,7 @@ class StreamMixin:
         return math.prod(r.shape[d] for d in self.red) * per
 
     def coop_stream(self, count: int) -> None:
-        from akg_rag.lower.emit.reduction import IDENTITY, UPDATE  # reduction.py imports this module
+        from akg_rag.lower.emit.reduction import UPDATE  # reduction.py imports this module
 
         w, r = self.w, self.region
         levels, online, pairs, sources = self.merged_levels()   # shared passes (emit/onepass.py)
@@ -102,7 +102,7 @@ class StreamMixin:
                     continue
                 a = w.fresh(f"acc_{red.name}" if red.name.isidentifier() else "acc")
                 dt = self.acc_dtype(red)
-                w.emit(2, f'{a} = alloc([1, {RB}], {dt}, hint="accumulator", init={IDENTITY[red.kind]})')
+                w.emit(2, f'{a} = alloc([1, {RB}], {dt}, hint="accumulator", init={self.neutral(red)})')
                 accs[red.name] = a
             masks, ew, _ = blocks(False)
             ew.prepare(red.expr for red in group if red.name not in online and red.name not in pairs)
@@ -115,7 +115,7 @@ class StreamMixin:
                     continue
                 a = accs[red.name]
                 m = w.fresh("m")
-                w.emit(3, f"{m} = where({masks['r']}, {text}, {IDENTITY[red.kind]})")
+                w.emit(3, f"{m} = where({masks['r']}, {self.widened(red, text)}, {self.neutral(red)})")
                 sums = [x for x, mx in online.items() if mx == red.name]
                 if sums:   # running max per lane, the running sums of exp(E - max) rescaled
                     self.online_max_update(3, a, m, [accs[x] for x in sums])

@@ -170,6 +170,24 @@ def test_plain_reductions_over_any_dims(run, form, kind, dims):
         close(got, ref)
 
 
+@pytest.mark.parametrize("kind", ["max", "min", "argmax", "argmin", "sum"])
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_integer_reductions_stay_exact(run, form, kind, dtype):
+    """Integer max/min/argmax/argmin/sum of values no float holds exactly (int32 past 2**24, int64
+    at its bounds) give the exact value: padded lanes hold the type's bounds, not a float infinity."""
+    g = torch.Generator().manual_seed(4)
+    hi = 2**31 - 1 if dtype == "int32" else 2**63 - 1
+    x = torch.randint(-2**30, 2**30, (3, 11), generator=g, dtype=getattr(torch, dtype)) * 2 + 1
+    if dtype == "int64":
+        x[0, 3], x[1, 5], x[2, :] = hi, -hi - 1, -hi - 1       # the bounds, and a row of the minimum
+    out_dtype = "int64" if kind.startswith("arg") or kind == "sum" else dtype
+    reg = ReductionRegion([V("x", x, dtype)], x.shape, (1,), [Reduction("r", kind, I("x"))],
+                          [Output(V("y", (3,), out_dtype), R("r"), "reduced")])
+    got = run(reg, {"x": x}, PARAMS)["y"]
+    ref = {"max": x.amax(1), "min": x.amin(1), "argmax": x.argmax(1), "argmin": x.argmin(1), "sum": x.sum(1)}[kind]
+    assert got.dtype == ref.dtype and torch.equal(got, ref), (got, ref)
+
+
 def test_argmax_takes_the_first_of_ties(run, form):
     x = torch.tensor([[1.0, 3.0, 3.0, 0.0, 3.0, 2.0, 3.0], [5.0, 5.0, 5.0, 5.0, 5.0, 5.0, 5.0]])
     reg = ReductionRegion([V("x", x)], x.shape, (1,), [Reduction("a", "argmax", I("x"))],
