@@ -26,13 +26,16 @@ TILE_MAX = 4096     # row elements scanned as one tile
 LOOP_RBLOCK = 1024  # row elements per block in the blocked form
 
 IDENTITY = {"sum": "0", "prod": "1", "max": "-inf", "min": "inf"}
+INT_IDENTITY = {"sum": "0", "prod": "1", "max": "(-9223372036854775807 - 1)", "min": "9223372036854775807"}
 COMBINE = {"sum": "add", "prod": "mul", "max": "max", "min": "min"}
 
 
-def _scan(op: str, v: str, reverse: bool) -> str:
+def _scan(op: str, v: str, reverse: bool, integer: bool = False) -> str:
     tail = ", reverse=1" if reverse else ""
     if op == "min":
-        return f"neg(scan_max(neg({v}), axis=1{tail}))"
+        # integers through ~x = -x - 1 (order-reversing, no overflow at the type's minimum)
+        flip = "bitwise_not" if integer else "neg"
+        return f"{flip}(scan_max({flip}({v}), axis=1{tail}))"
     return f"scan_{op}({v}, axis=1{tail})"
 
 
@@ -64,7 +67,9 @@ def emit_scan(region: ScanRegion, name: str) -> str:
     kmask = f"lt({kk}, {KN})"
     dtypes = {v.name: v.dtype for v in r.inputs}
     f_acc = "f64" if "float64" in dtypes.values() else "f32"
-    acc_dt = "i64" if expr_dtype(r.expr, dtypes) != "float" and r.op in ("sum", "prod") else f_acc
+    # integers scan in int64 (a max/min too: its padded lanes hold the type's bounds, where a float
+    # infinity would make it a float scan)
+    acc_dt = "i64" if expr_dtype(r.expr, dtypes) != "float" else f_acc
     if one_tile:
         _block(w, r, 2, f"iota({L})", f"lt(POS, {L})", kidx, kept, dim, amaps, kmask, None, acc_dt)
     else:
@@ -74,7 +79,7 @@ def emit_scan(region: ScanRegion, name: str) -> str:
         # [KBLOCK, 1] total: the block's values stay f32): the torch CPU reference accumulates a
         # whole row in double, and an f32 carry adds a rounding of the row's partial sum per block
         carry_dt = "f64" if acc_dt == "f32" and r.op in ("sum", "prod") else acc_dt
-        w.emit(2, f'{carry} = alloc([{KB}, 1], {carry_dt}, hint="accumulator", init={IDENTITY[r.op]})')
+        w.emit(2, f'{carry} = alloc([{KB}, 1], {carry_dt}, hint="accumulator", init={_neutral(r.op, acc_dt)})')
         r0 = w.fresh("r0")
         w.loop(2, r0, f"0, {L}, {RB}", "pipeline", "core")
         if r.reverse:  # block r0 of the scan order: positions [L - r0 - RB, L - r0), ascending
@@ -83,6 +88,10 @@ def emit_scan(region: ScanRegion, name: str) -> str:
             lanes, valid = f"{r0} + iota({RB})", f"lt(POS, {L})"
         _block(w, r, 3, lanes, valid, kidx, kept, dim, amaps, kmask, carry, acc_dt)
     return w.text()
+
+
+def _neutral(op: str, acc_dt: str) -> str:
+    return (INT_IDENTITY if acc_dt == "i64" else IDENTITY)[op]
 
 
 def _block(w: SketchWriter, r: ScanRegion, depth: int, lanes: str, valid: str, kidx: list[str],
@@ -122,15 +131,17 @@ def _block(w: SketchWriter, r: ScanRegion, depth: int, lanes: str, valid: str, k
     rmask = valid.replace("POS", pos)
     m = w.fresh("m")
     # where() both masks the tail and broadcasts to [KBLOCK, lanes]
-    w.emit(depth, f"{m} = where(logical_and({kmask}, {rmask}), {text}, {IDENTITY[r.op]})")
+    if acc_dt == "i64" and r.op in ("max", "min"):
+        text = f"cast({text}, i64)"
+    w.emit(depth, f"{m} = where(logical_and({kmask}, {rmask}), {text}, {_neutral(r.op, acc_dt)})")
     acc = w.fresh("acc")
     if carry is None:
-        w.emit(depth, f"{acc} = {_scan(r.op, m, r.reverse)}")
+        w.emit(depth, f"{acc} = {_scan(r.op, m, r.reverse, acc_dt == 'i64')}")
     else:
         # the block's values stay in acc_dt; only the carried total is wider (see emit_scan)
         wide = acc_dt == "f32" and r.op in ("sum", "prod")
         held = f"cast({carry}, {acc_dt})" if wide else carry
-        w.emit(depth, f"{acc} = {COMBINE[r.op]}({_scan(r.op, m, r.reverse)}, {held})")
+        w.emit(depth, f"{acc} = {COMBINE[r.op]}({_scan(r.op, m, r.reverse, acc_dt == 'i64')}, {held})")
         total = {"sum": "reduce_sum", "prod": "reduce_prod", "max": "reduce_max", "min": "reduce_min"}[r.op]
         w.emit(depth, f"{carry} = {COMBINE[r.op]}({carry}, {total}({m}, axis=1, keepdim=1))")
     acc_ref.append(acc)

@@ -56,6 +56,21 @@ def test_one_dimensional_int_cumsum(run, form):
     assert torch.equal(run(reg, {"x": x}, {"RBLOCK": 4})["y"], torch.cumsum(x, 0))
 
 
+@pytest.mark.parametrize("op", ["max", "min"])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_integer_max_and_min_scans_stay_exact(run, form, op, reverse):
+    """cummax/cummin of int32 values past 2**24 and of int64 at its bounds: exact (int64 lanes,
+    the type's bounds in padded ones), no float on the way."""
+    x = torch.randint(-2**30, 2**30, (3, 10), dtype=torch.int32) * 2 + 1
+    y = torch.randint(-2**62, 2**62, (3, 10))
+    y[0, 0], y[1, 9], y[2, :] = 2**63 - 1, -2**63, -2**63
+    for t, dt in ((x, "int32"), (y, "int64")):
+        reg = ScanRegion([Value("x", (3, 10), dt)], op, 1, I("x"), reverse,
+                         [Output(Value("y", (3, 10), dt), E("acc"))], (3, 10))
+        got = run(reg, {"x": t}, {"KBLOCK": 2, "RBLOCK": 3})["y"]
+        assert got.dtype == t.dtype and torch.equal(got, _ref(op, t, 1, reverse)), (dt, got)
+
+
 REVERSE_TASK = '''
 import torch
 import torch.nn as nn
