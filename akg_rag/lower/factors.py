@@ -44,6 +44,8 @@ def _factor(node: torch.fx.Node) -> tuple[list[torch.fx.Node], torch.fx.Node, fl
     while isinstance(x, torch.fx.Node) and x.op == "call_function" and len(x.users) == 1:
         name = op_name(x)
         if name in _VIEWS:
+            if any(isinstance(a, torch.dtype) for a in x.args[1:]):
+                return None     # view(torch.int32): other values, not a scaled view
             chain.append(x)
             x = x.args[0]
             continue

@@ -366,6 +366,14 @@ class Partitioner:
             self.env[node] = tuple(outs)
             return True
         out_shape = _shape(node)
+        if len(node.args) > 1 and isinstance(node.args[1], torch.dtype):
+            # x.view(torch.int32): the same bytes read as another dtype -- a host view of a stored
+            # tensor, never folded into an expression (that would convert the values)
+            v = self.use(self.value_of(src))
+            out = self.new_value(f"t_{node.name}", out_shape, _dtype(node))
+            self.steps.append(ViewStep(out=out, src=v, op="view", args=(node.args[1],)))
+            self.env[node] = out
+            return True
         calls = view_calls(name, node.args, in_shape, out_shape)
         if calls is None:
             return False

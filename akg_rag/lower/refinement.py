@@ -43,12 +43,19 @@ import math
 from collections.abc import Callable
 from dataclasses import replace
 
+import torch
+
 from akg_rag.lower.coalesce import renamed, strided_values, value_factory
 from akg_rag.lower.dataflow import step_graph
 from akg_rag.lower.region import (Expr, KernelStep, Output, PointwiseRegion, PoolRegion, Program,
                                   Reduction, ReductionRegion, Step, Value, ViewStep, plain_inputs)
 
 _RESHAPES = {"reshape", "view"}
+
+
+def _reshape(s: ViewStep) -> bool:
+    """A reshape: the same values in another shape (``view(torch.int32)`` reads other values)."""
+    return s.op in _RESHAPES and not any(isinstance(a, torch.dtype) for a in s.args)
 _I64 = "int64"
 
 
@@ -152,7 +159,7 @@ def _reader(steps: list[Step], readers: dict[str, list[int]], name: str, outputs
     chain = []
     while len(readers.get(name, [])) == 1:
         nxt = steps[readers[name][0]]
-        if not isinstance(nxt, ViewStep) or nxt.op not in _RESHAPES or nxt.out.name in outputs:
+        if not isinstance(nxt, ViewStep) or not _reshape(nxt) or nxt.out.name in outputs:
             break
         chain.append(readers[name][0])
         name = nxt.out.name
@@ -409,7 +416,7 @@ def _find_pool(steps: list[Step], outputs: set[str], keep: frozenset[str]) -> tu
         chain, name = [], st.region.outputs[0].value.name
         while len(readers.get(name, [])) == 1 and isinstance(steps[readers[name][0]], ViewStep):
             nxt = steps[readers[name][0]]
-            if nxt.op not in _RESHAPES or nxt.out.name in outputs:
+            if not _reshape(nxt) or nxt.out.name in outputs:
                 break
             chain.append(readers[name][0])
             name = nxt.out.name

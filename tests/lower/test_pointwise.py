@@ -215,6 +215,33 @@ def get_init_inputs():
     assert res.status == "correct", res.feedback
 
 
+def test_a_view_as_another_dtype_reads_the_same_bytes(write_task):
+    """``x.view(torch.int32)`` reinterprets the float's bits (the exponent field here), and a view
+    to a narrower type doubles the last dim: host views of stored tensors, not conversions."""
+    path = write_task("""
+class Model(nn.Module):
+    def forward(self, x, n):
+        bits = x.view(torch.int32)
+        return (bits >> 23) & 255, x.view(torch.int16).float() * 2, (n * 2).view(torch.float32) + 1.0
+
+def get_inputs():
+    return [torch.randn(4, 6), torch.randint(0, 2**20, (4, 6), dtype=torch.int32)]
+
+def get_init_inputs():
+    return []
+""")
+    program = partition(capture(path, path.read_text()))
+    refs, outs = reference_and_program(path, program)
+    assert [o.shape for o in outs] == [r.shape for r in refs] and outs[1].shape == (4, 12)
+    assert all(torch.equal(o, r) for o, r in zip(outs, refs))
+    from akg_rag.lower.assemble import lower_task
+    from akg_rag.verify import verify
+
+    src, _ = lower_task(path, "triton", "cuda")
+    res = verify(path, candidate_source=src, dsl="triton", backend="cpu", options={"timing": False, "trials": 2})
+    assert res.status == "correct", res.feedback
+
+
 def test_copysign_and_addmv_are_kernels(write_task):
     """``torch.copysign`` takes the sign bit of its second operand (-0.0 and a negative NaN too:
     ``signbit``, no comparison), and ``torch.addmv`` with alpha and beta is a product and a sum:
