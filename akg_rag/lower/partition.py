@@ -365,20 +365,12 @@ class Partitioner:
                 outs.append(out)
             self.env[node] = tuple(outs)
             return True
-        out_shape = _shape(node)
-        if len(node.args) > 1 and isinstance(node.args[1], torch.dtype):
-            # x.view(torch.int32): the same bytes read as another dtype -- a host view of a stored
-            # tensor, never folded into an expression (that would convert the values)
-            v = self.use(self.value_of(src))
-            out = self.new_value(f"t_{node.name}", out_shape, _dtype(node))
-            self.steps.append(ViewStep(out=out, src=v, op="view", args=(node.args[1],)))
-            self.env[node] = out
-            return True
+        out_shape, out_dtype = _shape(node), _dtype(node)
         calls = view_calls(name, node.args, in_shape, out_shape)
         if calls is None:
             return False
         x = self.env[src]
-        if isinstance(x, _Sym):
+        if isinstance(x, _Sym) and calls[0][0] != "view":  # a bit view (x.view(torch.int32)) is stored
             sym = self.view_sym(x, out_shape) or self.indexing.slice_view(node, name, x)
             if sym is not None:
                 self.env[node] = sym
@@ -387,7 +379,7 @@ class Partitioner:
         for i, (method, args) in enumerate(calls):
             last = i == len(calls) - 1
             shape = out_shape if last else tuple(args[0])
-            out = self.new_value(f"t_{node.name}" if last else f"t_{node.name}_pre", shape, v.dtype)
+            out = self.new_value(f"t_{node.name}" if last else f"t_{node.name}_pre", shape, out_dtype if method == "view" else v.dtype)
             self.steps.append(ViewStep(out=out, src=v, op=method, args=args))
             v = out
         self.env[node] = v

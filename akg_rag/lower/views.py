@@ -33,6 +33,8 @@ def view_calls(name: str, args: tuple, in_shape: tuple[int, ...],
     None when the op is not a single-output view handled here."""
     base = name.removesuffix("_copy") if name.endswith("_copy") else name
     rank = len(in_shape)
+    if base == "view" and len(args) > 1 and isinstance(args[1], torch.dtype):
+        return [("view", (args[1],))]   # the same bytes read as another dtype
     if base in ("view", "_unsafe_view", "reshape", "_reshape_alias", "collapse_view", "split_dim",
                 "view_of"):
         return [("reshape", (tuple(out_shape),))]

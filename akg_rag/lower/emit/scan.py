@@ -20,13 +20,13 @@ from akg_rag.lower.emit.common import (
     NO_DEPS, Deps, ExprWriter, SketchWriter, cdiv_text, decompose, declare_inputs, expr_dtype, fit,
     next_pow2, prod_text,
 )
+from akg_rag.lower.emit.reduction import INT_IDENTITY
 from akg_rag.lower.region import Expr, ScanRegion
 
 TILE_MAX = 4096     # row elements scanned as one tile
 LOOP_RBLOCK = 1024  # row elements per block in the blocked form
 
 IDENTITY = {"sum": "0", "prod": "1", "max": "-inf", "min": "inf"}
-INT_IDENTITY = {"sum": "0", "prod": "1", "max": "(-9223372036854775807 - 1)", "min": "9223372036854775807"}
 COMBINE = {"sum": "add", "prod": "mul", "max": "max", "min": "min"}
 
 
